@@ -1,0 +1,31 @@
+# Two entry points: `make demo` and `make test`. Both build .venv from scratch when needed.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: demo test bench java clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev,spark]'
+	touch $(STAMP)
+
+# PySpark needs a JVM; install one from Debian's packages when the machine has none.
+java:
+	@command -v java >/dev/null 2>&1 || { \
+	  echo "java not found: installing openjdk-17-jre-headless"; \
+	  apt-get update -qq && apt-get install -y -qq openjdk-17-jre-headless >/dev/null; }
+
+demo: $(STAMP)
+	cd examples && ../$(BIN)/sortlint check . ; test $$? -le 1
+
+test: $(STAMP) java
+	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/ordering_scaling.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis

@@ -1,0 +1,3 @@
+from sortlint.cli import main
+
+raise SystemExit(main())

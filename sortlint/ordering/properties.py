@@ -1,0 +1,686 @@
+"""Ordering properties of a stream of rows: DataFusion's `EquivalenceProperties`.
+
+A `Properties` value holds what is known about the rows flowing out of a plan node:
+
+* constants - expressions with one value on every row (with the value when known);
+* equivalence classes - expressions equal on every row; the first member represents them;
+* orderings - the succinct set of lexicographic orderings the rows satisfy: no constants,
+  only representatives, no ordering that is a prefix of another;
+* partition orderings - orderings that hold only inside each physical partition, where
+  rows sharing the `partitioned_by` values share a partition;
+* unique keys - sets of expressions no two rows agree on (nulls compared as equal);
+* not-null expressions and column types, which decide whether null placement matters
+  and which functions preserve order.
+
+Every fact carries the `Evidence` that produced it, so a conclusion can say what it
+rests on. All queries are polynomial; no valid ordering is ever enumerated.
+
+The central idea (from the seed documents) is conditioning: once a requirement's prefix
+is known to be satisfied, the rest only has to hold inside each group of rows on which
+that prefix is fixed - and inside such a group the prefix expressions are constants.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from typing import Literal
+
+from sqlglot import exp
+
+from sortlint.ordering.expressions import Expr
+from sortlint.ordering.monotonicity import (
+    NON_DETERMINISTIC,
+    NULL_PRESERVING,
+    SINGLETON,
+    UNORDERED,
+    SortProperty,
+    infer_type,
+    monotonic_property,
+)
+from sortlint.ordering.sort import Evidence, Ordering, SortKey, SortOptions
+
+NO_EVIDENCE: frozenset[Evidence] = frozenset()
+
+
+@dataclass(frozen=True)
+class Constant:
+    value: Expr | None  # the literal, when known
+    evidence: frozenset[Evidence] = NO_EVIDENCE
+
+
+@dataclass(frozen=True)
+class EquivalenceClass:
+    members: tuple[Expr, ...]  # members[0] represents the class
+    evidence: frozenset[Evidence] = NO_EVIDENCE
+
+    @property
+    def representative(self) -> Expr:
+        return self.members[0]
+
+
+@dataclass(frozen=True)
+class OrderingFact:
+    keys: Ordering
+    evidence: frozenset[Evidence] = NO_EVIDENCE
+    partitioned_by: frozenset[Expr] | None = None  # None: the order is global
+
+
+@dataclass(frozen=True)
+class UniqueKey:
+    exprs: frozenset[Expr]
+    evidence: frozenset[Evidence] = NO_EVIDENCE
+
+
+Redundancy = Literal["constant", "duplicate", "equivalent", "determined"]
+
+
+@dataclass(frozen=True)
+class KeyVerdict:
+    """What normalisation made of one key of a requirement."""
+
+    key: SortKey  # as written
+    normalized: SortKey  # with the class representative
+    redundant: Redundancy | None = None
+    evidence: frozenset[Evidence] = NO_EVIDENCE
+
+
+@dataclass(frozen=True)
+class Satisfaction:
+    """How much of a requirement holds, and on which facts that rests."""
+
+    verdicts: tuple[KeyVerdict, ...]
+    satisfied: int  # how many leading keys (as written) hold
+    evidence: frozenset[Evidence]
+
+    @property
+    def complete(self) -> bool:
+        return self.satisfied == len(self.verdicts)
+
+
+@dataclass(frozen=True)
+class Permutation:
+    """The longest arrangement of grouping expressions that the rows are ordered by."""
+
+    keys: Ordering
+    indices: tuple[int, ...]  # positions of `keys` in the expressions asked about
+    total: int
+    evidence: frozenset[Evidence]
+
+    @property
+    def mode(self) -> str:
+        """DataFusion's aggregate `ordering_mode`."""
+        if self.total and len(self.indices) == self.total:
+            return "Sorted"
+        return f"PartiallySorted({list(self.indices)})" if self.indices else "Hash"
+
+
+@dataclass(frozen=True)
+class Properties:
+    constants: Mapping[Expr, Constant] = field(default_factory=dict)
+    classes: tuple[EquivalenceClass, ...] = ()
+    orderings: tuple[OrderingFact, ...] = ()
+    unique_keys: tuple[UniqueKey, ...] = ()
+    not_null: frozenset[Expr] = frozenset()
+    types: Mapping[Expr, str] = field(default_factory=dict)
+
+    # --- lookups -------------------------------------------------------------------
+
+    @cached_property
+    def _class_of(self) -> dict[Expr, EquivalenceClass]:
+        return {member: cls for cls in self.classes for member in cls.members}
+
+    @cached_property
+    def _has_compound_members(self) -> bool:
+        return any(not member.is_column for member in self._class_of)
+
+    def representative(self, expr: Expr) -> Expr:
+        cls = self._class_of.get(expr)
+        return cls.representative if cls else expr
+
+    def normalize_expr(self, expr: Expr) -> tuple[Expr, frozenset[Evidence]]:
+        """Replace `expr`, and every sub-expression, by its class representative."""
+        if not self.classes:
+            return expr, NO_EVIDENCE
+        cls = self._class_of.get(expr)
+        if cls is not None:
+            return cls.representative, cls.evidence if cls.representative != expr else NO_EVIDENCE
+        if expr.is_column or expr.is_literal:
+            return expr, NO_EVIDENCE
+        used: set[Evidence] = set()
+
+        def substitute(node: exp.Expression) -> exp.Expression:
+            if not isinstance(node, exp.Column) and not self._has_compound_members:
+                return node
+            current = Expr.of(node)
+            found = self._class_of.get(current)
+            if found is None or found.representative == current:
+                return node
+            used.update(found.evidence)
+            return found.representative.node.copy()
+
+        node = expr.node.transform(substitute)
+        return (Expr.of(node), frozenset(used)) if used else (expr, NO_EVIDENCE)
+
+    def constant(self, expr: Expr) -> Constant | None:
+        found = self.constants.get(expr)
+        if found is None and expr in self._class_of:
+            found = self.constants.get(self.representative(expr))
+        return found
+
+    def is_constant(
+        self, expr: Expr, fixed: frozenset[Expr] | set[Expr] = frozenset()
+    ) -> tuple[bool, frozenset[Evidence]]:
+        """Whether `expr` (normalised) has one value on every row, given `fixed` ones."""
+        if expr.is_literal or expr in fixed:
+            return True, NO_EVIDENCE
+        found = self.constants.get(expr)
+        if found is not None:
+            return True, found.evidence
+        node = expr.node
+        if expr.is_column or isinstance(node, NON_DETERMINISTIC):
+            return False, NO_EVIDENCE
+        operands = expr.children
+        if not operands:
+            return False, NO_EVIDENCE
+        evidence: set[Evidence] = set()
+        for operand in operands:
+            constant, why = self.is_constant(operand, fixed)
+            if not constant:
+                return False, NO_EVIDENCE
+            evidence.update(why)
+        return True, frozenset(evidence)
+
+    def nullable(self, expr: Expr) -> bool:
+        if expr.is_literal:
+            return isinstance(expr.node, exp.Null)
+        if expr in self.not_null:
+            return False
+        cls = self._class_of.get(expr)
+        if cls is not None and any(member in self.not_null for member in cls.members):
+            return False
+        found = self.constant(expr)
+        if found is not None and found.value is not None:
+            return isinstance(found.value.node, exp.Null)
+        node = expr.node
+        if isinstance(node, (exp.Count, exp.RowNumber, exp.Rank, exp.DenseRank)):
+            return False
+        if isinstance(node, exp.Coalesce):
+            return all(self.nullable(operand) for operand in expr.children)
+        if isinstance(node, NULL_PRESERVING) and expr.children:
+            return any(self.nullable(operand) for operand in expr.children)
+        return True
+
+    def type_of(self, expr: Expr) -> str | None:
+        found = self.types.get(expr)
+        if found is not None:
+            return found
+        cls = self._class_of.get(expr)
+        if cls is not None:
+            for member in cls.members:
+                if member in self.types:
+                    return self.types[member]
+        if expr.is_column:
+            return None
+        return infer_type(expr.node, lambda node: self.type_of(Expr.of(node)))
+
+    # --- queries -------------------------------------------------------------------
+
+    def normalize(self, requirement: Sequence[SortKey]) -> tuple[KeyVerdict, ...]:
+        """Classify every key: kept, or redundant and why (DataFusion's normalisation).
+
+        Constants are dropped, members replaced by representatives, repeats removed (the
+        first occurrence wins whatever its direction), and keys determined by earlier
+        ones are dropped: a deterministic function of earlier keys, or anything after a
+        full unique key.
+        """
+        verdicts: list[KeyVerdict] = []
+        fixed: set[Expr] = set()
+        written: set[Expr] = set()
+        key_covered: frozenset[Evidence] | None = None
+        for key in requirement:
+            expr, class_evidence = self.normalize_expr(key.expr)
+            normalized = SortKey(expr, key.options)
+            constant, constant_evidence = self.is_constant(expr)
+            if constant:
+                verdict = KeyVerdict(key, normalized, "constant", constant_evidence | class_evidence)
+            elif expr in fixed:
+                kind = "duplicate" if key.expr in written else "equivalent"
+                verdict = KeyVerdict(key, normalized, kind, class_evidence)
+            elif key_covered is not None:
+                verdict = KeyVerdict(key, normalized, "determined", key_covered)
+            elif self.is_constant(expr, fixed)[0]:
+                verdict = KeyVerdict(key, normalized, "determined", class_evidence)
+            else:
+                verdict = KeyVerdict(key, normalized, None, class_evidence)
+                fixed.add(expr)
+                key_covered = self._covered_unique_key(fixed)
+            written.add(key.expr)
+            verdicts.append(verdict)
+        return tuple(verdicts)
+
+    def _covered_unique_key(self, fixed: set[Expr]) -> frozenset[Evidence] | None:
+        for unique in self.unique_keys:
+            if all(member in fixed or self.is_constant(member)[0] for member in unique.exprs):
+                return unique.evidence
+        return None
+
+    def satisfaction(
+        self, requirement: Sequence[SortKey], within: Iterable[Expr] = ()
+    ) -> Satisfaction:
+        """How many leading keys of `requirement` the rows already satisfy.
+
+        With `within`, the requirement is per group of rows sharing those expressions'
+        values (a window's or an aggregate's partition): orderings that hold per
+        physical partition count too when the group lies inside one partition.
+        """
+        verdicts = self.normalize(requirement)
+        group = _Group(self, within)
+        evidence: set[Evidence] = set(group.evidence)
+        satisfied = 0
+        for verdict in verdicts:
+            if verdict.redundant is None:
+                prop, why = group.property(verdict.normalized.expr)
+                if not self._meets(prop, verdict.normalized):
+                    break
+                evidence.update(why)
+                group.fix(verdict.normalized.expr)
+            evidence.update(verdict.evidence)
+            satisfied += 1
+        return Satisfaction(verdicts, satisfied, frozenset(evidence))
+
+    def satisfies(self, requirement: Sequence[SortKey], within: Iterable[Expr] = ()) -> bool:
+        return self.satisfaction(requirement, within).complete
+
+    def satisfied_prefix(self, requirement: Sequence[SortKey]) -> int:
+        return self.satisfaction(requirement).satisfied
+
+    def _meets(self, prop: SortProperty, wanted: SortKey) -> bool:
+        if prop.singleton:
+            return True
+        return prop.options is not None and prop.options.satisfies(
+            wanted.options, self.nullable(wanted.expr)
+        )
+
+    def sort_property(self, expr: Expr) -> SortProperty:
+        """How `expr` is ordered across all rows (DataFusion's `get_expr_properties`)."""
+        normalized, _ = self.normalize_expr(expr)
+        return _Group(self).property(normalized)[0]
+
+    def ordered_permutation(
+        self, exprs: Sequence[Expr], within: Iterable[Expr] = ()
+    ) -> Permutation:
+        """DataFusion's `find_longest_permutation` over grouping expressions.
+
+        Repeatedly take every expression that is ordered (or constant) given the ones
+        already taken, until none is: all of them means a streaming aggregate, some a
+        partially ordered one, none a hash aggregate.
+        """
+        group = _Group(self, within)
+        evidence: set[Evidence] = set(group.evidence)
+        normalized = [self.normalize_expr(e) for e in exprs]
+        remaining = list(range(len(exprs)))
+        keys: list[SortKey] = []
+        indices: list[int] = []
+        while remaining:
+            found = []
+            for index in remaining:
+                expr, class_evidence = normalized[index]
+                prop, why = group.property(expr)
+                if prop.singleton or prop.ordered:
+                    found.append((index, prop.options or SortOptions(), why | class_evidence))
+            if not found:
+                break
+            for index, options, why in found:
+                keys.append(SortKey(exprs[index], options))
+                indices.append(index)
+                evidence.update(why)
+                group.fix(normalized[index][0])
+                remaining.remove(index)
+        return Permutation(tuple(keys), tuple(indices), len(exprs), frozenset(evidence))
+
+    # --- building ------------------------------------------------------------------
+
+    def with_types(self, types: Mapping[Expr, str]) -> Properties:
+        return replace(self, types={**self.types, **types})
+
+    def with_not_null(self, exprs: Iterable[Expr]) -> Properties:
+        return replace(self, not_null=self.not_null | frozenset(exprs))
+
+    def with_constant(
+        self, expr: Expr, value: Expr | None = None, evidence: Iterable[Evidence] = ()
+    ) -> Properties:
+        expr, class_evidence = self.normalize_expr(expr)
+        evidence = frozenset(evidence) | class_evidence
+        existing = self.constants.get(expr)
+        if existing is not None:
+            if existing.value is not None or value is None:
+                return self
+            evidence |= existing.evidence
+        constants = {**self.constants, expr: Constant(value, evidence)}
+        not_null = self.not_null
+        if value is not None and not isinstance(value.node, exp.Null):
+            not_null = not_null | {expr}
+        return replace(self, constants=constants, not_null=not_null).renormalized()
+
+    def with_equality(self, left: Expr, right: Expr, evidence: Iterable[Evidence] = ()) -> Properties:
+        """Record that `left` and `right` are equal on every row."""
+        evidence = frozenset(evidence)
+        if left.is_literal or right.is_literal:
+            literal, other = (left, right) if left.is_literal else (right, left)
+            return self.with_constant(other, literal, evidence)
+        left_class = self._class_of.get(left)
+        right_class = self._class_of.get(right)
+        if left_class is not None and left_class is right_class:
+            return self
+        members = list(left_class.members if left_class else (left,))
+        members += [m for m in (right_class.members if right_class else (right,)) if m not in members]
+        merged = EquivalenceClass(
+            tuple(members),
+            evidence
+            | (left_class.evidence if left_class else NO_EVIDENCE)
+            | (right_class.evidence if right_class else NO_EVIDENCE),
+        )
+        classes = tuple(c for c in self.classes if c is not left_class and c is not right_class)
+        constants = dict(self.constants)
+        for member in members[1:]:
+            moved = constants.pop(member, None)
+            if moved is not None and members[0] not in constants:
+                constants[members[0]] = Constant(moved.value, moved.evidence | evidence)
+        return replace(self, classes=classes + (merged,), constants=constants).renormalized()
+
+    def with_ordering(
+        self,
+        keys: Sequence[SortKey],
+        evidence: Iterable[Evidence] = (),
+        partitioned_by: Iterable[Expr] | None = None,
+    ) -> Properties:
+        fact = OrderingFact(
+            tuple(keys),
+            frozenset(evidence),
+            None if partitioned_by is None else frozenset(partitioned_by),
+        )
+        return replace(self, orderings=self.orderings + (fact,)).renormalized()
+
+    def with_unique_key(self, exprs: Iterable[Expr], evidence: Iterable[Evidence] = ()) -> Properties:
+        key = UniqueKey(frozenset(exprs), frozenset(evidence))
+        return replace(self, unique_keys=self.unique_keys + (key,)).renormalized()
+
+    def sorted_by(self, keys: Sequence[SortKey], evidence: Iterable[Evidence] = ()) -> Properties:
+        """The rows after a sort on `keys`. Sorts are not stable: earlier orders are lost."""
+        return replace(self, orderings=()).with_ordering(keys, evidence)
+
+    def without_orderings(self) -> Properties:
+        return replace(self, orderings=())
+
+    def project(self, mapping: Sequence[tuple[Expr, Expr]]) -> Properties:
+        """The properties of a projection: `mapping` pairs each input expression with
+        the output column that carries it (`SELECT source AS output`).
+
+        An ordering survives through renames, and through monotonic expressions of its
+        keys; it is cut at its first key that does not survive. Outputs with one source
+        form a class; constant sources give constant outputs.
+        """
+        sources: dict[Expr, list[Expr]] = {}
+        for source, output in mapping:
+            normalized, _ = self.normalize_expr(source)
+            sources.setdefault(normalized, []).append(output)
+
+        def carried(expr: Expr) -> Expr | None:
+            outputs = sources.get(expr)
+            if outputs:
+                return outputs[0]
+            if expr.is_column or expr.is_literal:
+                return None
+            # An expression over input columns that are all carried is an expression
+            # over the outputs: `date_trunc('hour', time)` with `time AS t`.
+            replaced = {c: carried(c) for c in expr.columns}
+            if not replaced or any(v is None for v in replaced.values()):
+                return None
+            node = expr.node.transform(
+                lambda n: replaced[Expr.of(n)].node.copy() if isinstance(n, exp.Column) else n
+            )
+            return Expr.of(node)
+
+        result = Properties(
+            types={o: t for s, o in mapping if (t := self.type_of(s)) is not None},
+            not_null=frozenset(o for s, o in mapping if not self.nullable(s)),
+        )
+        for source, outputs in sources.items():
+            constant, why = self.is_constant(source)
+            if constant:
+                found = self.constants.get(source)
+                value = source if source.is_literal else (found.value if found else None)
+                for output in outputs:
+                    result = result.with_constant(output, value, why)
+            for output in outputs[1:]:
+                cls = self._class_of.get(source)
+                result = result.with_equality(outputs[0], output, cls.evidence if cls else ())
+        for fact in self.orderings:
+            keys = self._project_ordering(fact, sources, carried)
+            if keys:
+                partitioned_by = None
+                if fact.partitioned_by is not None:
+                    partitioned_by = [carried(e) for e in fact.partitioned_by]
+                    if any(e is None for e in partitioned_by):
+                        continue
+                result = result.with_ordering(keys, fact.evidence, partitioned_by)
+        group = _Group(self)
+        for source, outputs in sources.items():
+            if source.is_column:
+                continue
+            prop, why = group.property(source)
+            if prop.ordered:
+                result = result.with_ordering([SortKey(outputs[0], prop.options)], why)
+        for key in self.unique_keys:
+            members = [carried(e) for e in key.exprs]
+            if all(m is not None for m in members):
+                result = result.with_unique_key(members, key.evidence)
+        return result
+
+    def _project_ordering(self, fact: OrderingFact, sources, carried) -> Ordering:
+        """Map an ordering's keys to outputs; where a key is lost, an output that is
+        ordered once the earlier keys are fixed (a monotonic function of the lost key)
+        may still extend it by one key."""
+        group = _Group(replace(self, orderings=(fact,)))
+        keys: list[SortKey] = []
+        for key in fact.keys:
+            output = carried(key.expr)
+            if output is not None:
+                keys.append(SortKey(output, key.options))
+                group.fix(key.expr)
+                continue
+            for source, outputs in sources.items():
+                prop, _ = group.property(source)
+                if prop.ordered:
+                    keys.append(SortKey(outputs[0], prop.options))
+                    break
+            break
+        return tuple(keys)
+
+    @staticmethod
+    def union(children: Sequence[Properties]) -> Properties:
+        """What holds on each input stream of a set operation, read column by column.
+
+        Every child must already be projected onto the output columns. An ordering
+        holds if it holds on every child; a child's constants can fill the gaps of
+        another child's ordering (`[a, c]` with constant `b` and `[b, c]` with constant
+        `a` both satisfy `[a, b, c]`). A constant survives only with the same known
+        value on every child: the rows of different children mix in the output.
+        """
+        if not children:
+            return Properties()
+        result = children[0]
+        for child in children[1:]:
+            result = _union_pair(result, child)
+        return result
+
+    def renormalized(self) -> Properties:
+        """Restore the invariants: representatives only, no constants, succinct."""
+        orderings = []
+        for fact in self.orderings:
+            keys = self._normalize_ordering(fact.keys)
+            if keys:
+                partitioned_by = fact.partitioned_by
+                if partitioned_by is not None:
+                    partitioned_by = frozenset(self.normalize_expr(e)[0] for e in partitioned_by)
+                orderings.append(OrderingFact(keys, fact.evidence, partitioned_by))
+        unique_keys = tuple(
+            UniqueKey(frozenset(self.normalize_expr(e)[0] for e in key.exprs), key.evidence)
+            for key in self.unique_keys
+        )
+        constants: dict[Expr, Constant] = {}
+        for expr, constant in self.constants.items():
+            constants.setdefault(self.normalize_expr(expr)[0], constant)
+        return replace(
+            self, constants=constants, orderings=succinct(orderings), unique_keys=unique_keys
+        )
+
+    def _normalize_ordering(self, keys: Ordering) -> Ordering:
+        out: list[SortKey] = []
+        seen: set[Expr] = set()
+        for key in keys:
+            expr, _ = self.normalize_expr(key.expr)
+            if expr in seen or self.is_constant(expr)[0]:
+                continue
+            seen.add(expr)
+            out.append(SortKey(expr, key.options))
+        return tuple(out)
+
+
+def _union_pair(left: Properties, right: Properties) -> Properties:
+    candidates: list[Ordering] = []
+    for first, second in ((left, right), (right, left)):
+        for fact in first.orderings:
+            candidates.append(fact.keys)
+            for other in second.orderings:
+                candidates.append(_merge_with_constants(fact.keys, other.keys, first, second))
+    orderings: list[OrderingFact] = []
+    for keys in candidates:
+        left_fit, right_fit = left.satisfaction(keys), right.satisfaction(keys)
+        length = min(left_fit.satisfied, right_fit.satisfied)
+        if length:
+            evidence = left_fit.evidence | right_fit.evidence
+            orderings.append(OrderingFact(keys[:length], evidence))
+    constants = {}
+    for expr, constant in left.constants.items():
+        other = right.constant(expr)
+        if (
+            other is not None
+            and constant.value is not None
+            and constant.value == other.value
+        ):
+            constants[expr] = Constant(constant.value, constant.evidence | other.evidence)
+    types = {e: t for e, t in left.types.items() if right.types.get(e) == t}
+    not_null = frozenset(e for e in left.not_null if not right.nullable(e))
+    return replace(
+        Properties(constants=constants, types=types, not_null=not_null),
+        orderings=succinct(orderings),
+    )
+
+
+def _merge_with_constants(
+    first: Ordering, second: Ordering, first_props: Properties, second_props: Properties
+) -> Ordering:
+    """Interleave two orderings where each side's constants fill the other's gaps."""
+    merged: list[SortKey] = []
+    i = j = 0
+    while i < len(first) and j < len(second):
+        if first[i].expr == second[j].expr and first[i].options == second[j].options:
+            merged.append(first[i])
+            i, j = i + 1, j + 1
+        elif second_props.is_constant(first[i].expr)[0]:
+            merged.append(first[i])
+            i += 1
+        elif first_props.is_constant(second[j].expr)[0]:
+            merged.append(second[j])
+            j += 1
+        else:
+            break
+    return tuple(merged)
+
+
+def succinct(facts: Iterable[OrderingFact]) -> tuple[OrderingFact, ...]:
+    """Drop duplicates and orderings that are a prefix of another with the same scope."""
+    facts = list(facts)
+    kept: list[OrderingFact] = []
+    for i, fact in enumerate(facts):
+        redundant = False
+        for j, other in enumerate(facts):
+            if i == j or other.partitioned_by != fact.partitioned_by:
+                continue
+            longer = len(other.keys) > len(fact.keys)
+            same = other.keys == fact.keys and j < i
+            if (longer and other.keys[: len(fact.keys)] == fact.keys) or same:
+                redundant = True
+                break
+        if not redundant:
+            kept.append(fact)
+    return tuple(kept)
+
+
+class _Group:
+    """The properties of one group of rows on which some expressions are fixed.
+
+    Each ordering keeps a cursor at its first key that is not fixed (or constant): that
+    key leads the ordering inside the group. Cursors only move forward, so a whole
+    satisfaction check costs the total length of the orderings plus one step per key.
+    """
+
+    def __init__(self, props: Properties, within: Iterable[Expr] = ()) -> None:
+        self.props = props
+        self.fixed: set[Expr] = set()
+        self.evidence: set[Evidence] = set()
+        within = [props.normalize_expr(e)[0] for e in within]
+        self.facts = [
+            fact
+            for fact in props.orderings
+            if fact.partitioned_by is None
+            or all(e in within or props.is_constant(e)[0] for e in fact.partitioned_by)
+        ]
+        self.cursors = [0] * len(self.facts)
+        self.leading: dict[Expr, list[int]] = {}
+        for index in range(len(self.facts)):
+            self._advance(index)
+        for expr in within:
+            self.fix(expr)
+
+    def _advance(self, index: int) -> None:
+        keys = self.facts[index].keys
+        cursor = self.cursors[index]
+        while cursor < len(keys) and self.props.is_constant(keys[cursor].expr, self.fixed)[0]:
+            cursor += 1
+        self.cursors[index] = cursor
+        if cursor < len(keys):
+            self.leading.setdefault(keys[cursor].expr, []).append(index)
+
+    def fix(self, expr: Expr) -> None:
+        """Restrict to the rows where `expr` has one value."""
+        self.fixed.add(expr)
+        stale = [lead for lead in self.leading if self.props.is_constant(lead, self.fixed)[0]]
+        for lead in stale:
+            for index in self.leading.pop(lead):
+                self._advance(index)
+
+    def property(self, expr: Expr) -> tuple[SortProperty, frozenset[Evidence]]:
+        constant, why = self.props.is_constant(expr, self.fixed)
+        if constant:
+            return SINGLETON, why
+        indices = self.leading.get(expr)
+        if indices:
+            index = indices[0]
+            fact = self.facts[index]
+            return SortProperty(fact.keys[self.cursors[index]].options), fact.evidence
+        if expr.is_column:
+            return UNORDERED, NO_EVIDENCE
+        used: set[Evidence] = set()
+
+        def analyse(node: exp.Expression) -> tuple[SortProperty, str | None]:
+            operand = Expr.of(node)
+            prop, evidence = self.property(operand)
+            used.update(evidence)
+            return prop, self.props.type_of(operand)
+
+        prop = monotonic_property(expr.node, analyse)
+        return prop, frozenset(used) if prop is not UNORDERED else NO_EVIDENCE

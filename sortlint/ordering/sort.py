@@ -1,0 +1,81 @@
+"""Sort options, sort keys and the facts' evidence.
+
+Direction and null placement both matter: `[a ASC NULLS FIRST]` does not satisfy
+`[a ASC NULLS LAST]` when `a` can be null. Engines differ in their defaults: Spark sorts
+ASC as NULLS FIRST and DESC as NULLS LAST; DataFusion's SQL default is the opposite.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from sortlint.ordering.expressions import Expr
+
+Basis = Literal["query", "declared"]
+
+
+@dataclass(frozen=True, slots=True)
+class SortOptions:
+    descending: bool = False
+    nulls_first: bool = True
+
+    @classmethod
+    def spark(cls, descending: bool = False) -> SortOptions:
+        return cls(descending, nulls_first=not descending)
+
+    @classmethod
+    def datafusion(cls, descending: bool = False) -> SortOptions:
+        return cls(descending, nulls_first=descending)
+
+    def reversed(self) -> SortOptions:
+        """The order of `-x` when `x` has these options: nulls stay where they were."""
+        return SortOptions(not self.descending, self.nulls_first)
+
+    def satisfies(self, wanted: SortOptions, nullable: bool) -> bool:
+        if self.descending != wanted.descending:
+            return False
+        return not nullable or self.nulls_first == wanted.nulls_first
+
+    def __str__(self) -> str:
+        direction = "DESC" if self.descending else "ASC"
+        nulls = "FIRST" if self.nulls_first else "LAST"
+        return f"{direction} NULLS {nulls}"
+
+
+@dataclass(frozen=True, slots=True)
+class SortKey:
+    expr: Expr
+    options: SortOptions = SortOptions()
+
+    def __str__(self) -> str:
+        return f"{self.expr} {self.options}"
+
+
+Ordering = tuple[SortKey, ...]
+
+
+def format_ordering(keys: tuple[SortKey, ...] | list[SortKey]) -> str:
+    return "[" + ", ".join(str(k) for k in keys) + "]"
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """Where a fact comes from: the query itself, or a declaration the engine cannot see.
+
+    `text` is written for people ("WHERE host = 'x' (line 4)", "declared ordering [time]
+    of events (sortlint.yml:12)"); `line` is the line of the clause that made the fact,
+    when there is one.
+    """
+
+    basis: Basis
+    text: str
+    line: int | None = None
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def basis_of(evidence: frozenset[Evidence] | tuple[Evidence, ...]) -> Basis:
+    """A conclusion is `declared` as soon as one of its premises is."""
+    return "declared" if any(e.basis == "declared" for e in evidence) else "query"
