@@ -1,0 +1,296 @@
+"""One table's declaration, read from a node: one function per section of a source.
+
+``parse_source`` is the entry point for every place a table can be declared (``sources:`` in
+sortlint.yml, ``[tool.sortlint.sources.*]`` in pyproject.toml, a dbt ``meta: {sortlint: ...}``
+block), so the same checks apply everywhere and a broken declaration is never skipped.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+from sortlint.config import nodes
+from sortlint.config.model import Column, DeclaredOrdering, Location, OrderingItem, Source, Target
+from sortlint.config.syntax import BadText, column_name, column_type, ordering_item, table_name
+from sortlint.errors import ConfigError
+
+SOURCE_KEYS = (
+    "columns",
+    "orderings",
+    "constants",
+    "unique",
+    "scope",
+    "partitioned_by",
+    "engine_known",
+)
+COLUMN_KEYS = ("type", "nullable")
+
+
+def parse_source(
+    name: str,
+    node: yaml.Node,
+    path: Path | None,
+    target: Target,
+    *,
+    line: int | None = None,
+) -> Source:
+    """Resolve one table's declaration; ``line`` is where its name is written, if not at ``node``.
+
+    The target decides the defaults: null placement of orderings and ``engine_known``.
+    """
+    at = line if line is not None else nodes.line_of(node)
+    table = parse_table_name(name, path, at)
+    what = f"source {table!r}"
+    given = {} if nodes.is_null(node) else nodes.fields(node, path, what, SOURCE_KEYS)
+
+    def section(key, parse, default, *args):
+        """The section's parsed value, or its default when the key is absent or null."""
+        return parse(given[key], path, table, *args) if key in given else default
+
+    columns = section("columns", parse_columns, ())
+    scope = section("scope", parse_scope, "global")
+    return Source(
+        name=table,
+        columns=columns,
+        orderings=section("orderings", parse_orderings, (), columns, target),
+        constants=section("constants", parse_constants, (), columns),
+        unique=section("unique", parse_unique, (), columns),
+        scope=scope,
+        partitioned_by=section("partitioned_by", parse_partitioned_by, (), columns, scope),
+        engine_known=section("engine_known", parse_engine_known, target == "datafusion"),
+        location=Location(path, at),
+    )
+
+
+def parse_table_name(name: str, path: Path | None, line: int | None) -> str:
+    """The canonical (lower-cased) spelling of a declared table's name."""
+    return _checked(table_name, name, path, line)
+
+
+def parse_columns(entry: nodes.Entry, path: Path | None, table: str) -> tuple[Column, ...]:
+    """``columns: {name: type [not null]}`` or ``{name: {type: ..., nullable: ...}}``."""
+    first_at: dict[str, nodes.Entry] = {}
+    result = []
+    for column_entry in nodes.entries(entry.value, path, f"columns of source {table!r}"):
+        name = _checked(column_name, column_entry.key, path, nodes.line_of(column_entry.key_node))
+        earlier = first_at.get(name)
+        if earlier is not None:
+            nodes.fail(
+                f"duplicate column {column_entry.key!r} in source {table!r}: {earlier.key!r} is "
+                f"already declared at line {nodes.line_of(earlier.key_node)} "
+                "(column names are case-insensitive)",
+                column_entry.key_node,
+                path,
+            )
+        first_at[name] = column_entry
+        result.append(parse_column(name, column_entry.value, path, table))
+    return tuple(result)
+
+
+def parse_column(name: str, node: yaml.Node, path: Path | None, table: str) -> Column:
+    """One column's type and nullability; null means the type is unknown."""
+    what = f"column {name!r} of source {table!r}"
+    if nodes.is_null(node):
+        return Column(name, None)
+    if not isinstance(node, yaml.MappingNode):
+        return Column(name, *_type(node, path, what))
+    given = nodes.fields(node, path, what, COLUMN_KEYS)
+    type_, nullable = _type(given["type"].value, path, what) if "type" in given else (None, True)
+    if "nullable" in given:
+        declared = nodes.boolean(given["nullable"].value, path, f"nullable of {what}")
+        if declared and not nullable:
+            nodes.fail(
+                f"{what} says both 'not null' and nullable: true", given["nullable"].value, path
+            )
+        nullable = declared
+    return Column(name, type_, nullable)
+
+
+def _type(node: yaml.Node, path: Path | None, what: str) -> tuple[str, bool]:
+    text = nodes.string(node, path, f"type of {what}")
+    try:
+        return column_type(text)
+    except BadText as error:
+        nodes.fail(f"{error} ({what})", node, path)
+
+
+def parse_orderings(
+    entry: nodes.Entry,
+    path: Path | None,
+    table: str,
+    columns: tuple[Column, ...],
+    target: Target,
+) -> tuple[DeclaredOrdering, ...]:
+    """``orderings: [[time], [amount, price desc nulls last]]``: a list of lists of items."""
+    return tuple(
+        parse_ordering(node, path, table, columns, target)
+        for node in nodes.items(entry.value, path, f"orderings of source {table!r}")
+    )
+
+
+def parse_ordering(
+    node: yaml.Node,
+    path: Path | None,
+    table: str,
+    columns: tuple[Column, ...],
+    target: Target,
+) -> DeclaredOrdering:
+    """One ordering: a non-empty list of items, no column twice."""
+    item_nodes = nodes.items(node, path, f"each ordering of source {table!r}")
+    if not item_nodes:
+        nodes.fail(f"empty ordering in source {table!r}; list at least one column", node, path)
+    items: list[OrderingItem] = []
+    for item_node in item_nodes:
+        item = parse_ordering_item(item_node, path, table, columns, target)
+        if any(earlier.column == item.column for earlier in items):
+            nodes.fail(
+                f"column {item.column!r} appears twice in an ordering of source {table!r}",
+                item_node,
+                path,
+            )
+        items.append(item)
+    return DeclaredOrdering(tuple(items), Location(path, nodes.line_of(node)))
+
+
+def parse_ordering_item(
+    node: yaml.Node,
+    path: Path | None,
+    table: str,
+    columns: tuple[Column, ...],
+    target: Target,
+) -> OrderingItem:
+    """``col [asc|desc] [nulls first|last]``, with the target's null placement when not written."""
+    text = nodes.name(node, path, f"each item of an ordering of source {table!r}")
+    column, descending, nulls_first = _checked(ordering_item, text, path, nodes.line_of(node))
+    _require_column(column, node, path, columns, table, f"ordering item {text!r}")
+    return OrderingItem(
+        column=column,
+        descending=descending,
+        nulls_first=default_nulls_first(target, descending) if nulls_first is None else nulls_first,
+        nulls_defaulted=nulls_first is None,
+    )
+
+
+def default_nulls_first(target: Target, descending: bool) -> bool:
+    """The target's placement when none is written.
+
+    Spark treats null as the smallest value (ASC NULLS FIRST, DESC NULLS LAST); DataFusion as
+    the largest (ASC NULLS LAST, DESC NULLS FIRST).
+    """
+    return descending if target == "datafusion" else not descending
+
+
+def parse_constants(
+    entry: nodes.Entry, path: Path | None, table: str, columns: tuple[Column, ...]
+) -> tuple[tuple[str, object], ...]:
+    """``constants: {currency: USD}``: columns with one value on every row (null is a value)."""
+    result: dict[str, object] = {}
+    for constant in nodes.entries(entry.value, path, f"constants of source {table!r}"):
+        column = _checked(column_name, constant.key, path, nodes.line_of(constant.key_node))
+        _require_column(column, constant.key_node, path, columns, table, "constants")
+        if column in result:
+            nodes.fail(
+                f"column {column!r} appears twice in constants of source {table!r}",
+                constant.key_node,
+                path,
+            )
+        what = f"constant {column!r} of source {table!r}"
+        result[column] = nodes.scalar(constant.value, path, what)
+    return tuple(result.items())
+
+
+def parse_unique(
+    entry: nodes.Entry, path: Path | None, table: str, columns: tuple[Column, ...]
+) -> tuple[tuple[str, ...], ...]:
+    """``unique: [[event_id], [host, time]]``: each inner list is a key no two rows share."""
+    result = []
+    for key_node in nodes.items(entry.value, path, f"unique of source {table!r}"):
+        what = f"each unique key of source {table!r}"
+        if isinstance(key_node, yaml.SequenceNode) and not key_node.value:
+            nodes.fail(
+                f"empty unique key in source {table!r}; list at least one column", key_node, path
+            )
+        result.append(_column_list(key_node, path, table, columns, what, "unique key"))
+    return tuple(result)
+
+
+def parse_scope(entry: nodes.Entry, path: Path | None, table: str) -> str:
+    """``global``: the whole table reads in order; ``partition``: only within each partition."""
+    value = nodes.string(entry.value, path, f"scope of source {table!r}").strip().lower()
+    if value not in ("global", "partition"):
+        nodes.fail(
+            f"bad scope {entry.value.value!r} for source {table!r}; expected global or partition",
+            entry.value,
+            path,
+        )
+    return value
+
+
+def parse_partitioned_by(
+    entry: nodes.Entry,
+    path: Path | None,
+    table: str,
+    columns: tuple[Column, ...],
+    scope: str,
+) -> tuple[str, ...]:
+    """Columns whose rows share a partition; meaningful only for a partition-scoped ordering."""
+    what = f"partitioned_by of source {table!r}"
+    result = _column_list(entry.value, path, table, columns, what, "partitioned_by")
+    if result and scope != "partition":
+        nodes.fail(
+            f"partitioned_by requires scope: partition (source {table!r})", entry.key_node, path
+        )
+    return result
+
+
+def parse_engine_known(entry: nodes.Entry, path: Path | None, table: str) -> bool:
+    """Whether the engine itself knows the order (and so fixes resting on it can be safe)."""
+    return nodes.boolean(entry.value, path, f"engine_known of source {table!r}")
+
+
+def _column_list(
+    node: yaml.Node,
+    path: Path | None,
+    table: str,
+    columns: tuple[Column, ...],
+    what: str,
+    context: str,
+) -> tuple[str, ...]:
+    """A list of distinct column names, each checked against the declared columns."""
+    result: list[str] = []
+    for item in nodes.items(node, path, what):
+        text = nodes.name(item, path, f"each item of {what}")
+        column = _checked(column_name, text, path, nodes.line_of(item))
+        _require_column(column, item, path, columns, table, context)
+        if column in result:
+            nodes.fail(f"column {column!r} appears twice in {what}", item, path)
+        result.append(column)
+    return tuple(result)
+
+
+def _require_column(
+    column: str,
+    node: yaml.Node,
+    path: Path | None,
+    columns: tuple[Column, ...],
+    table: str,
+    context: str,
+) -> None:
+    """When the columns are declared, every name the declaration uses must be one of them."""
+    if columns and all(c.name != column for c in columns):
+        nodes.fail(
+            f"{context} names column {column!r}, which is not among the columns of source "
+            f"{table!r} ({', '.join(c.name for c in columns)})",
+            node,
+            path,
+        )
+
+
+def _checked(parse, text: str, path: Path | None, line: int | None):
+    """Run a text grammar, turning its complaint into an error at the given line."""
+    try:
+        return parse(text)
+    except BadText as error:
+        raise ConfigError(str(error), path, line) from None

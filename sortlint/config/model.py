@@ -1,0 +1,192 @@
+"""The resolved catalog and settings: typed, immutable, and free of raw YAML.
+
+Everything downstream (the ordering engine seeding a Scan, the rules, the reports) reads these
+objects only, so the parsing rules live in one place and a declaration can be compared, hashed
+and shown with its location. Tuples, not lists, keep every object hashable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Literal
+
+from sortlint.config.syntax import BadText, table_parts
+from sortlint.errors import ConfigError
+
+Target = Literal["spark", "datafusion"]
+Scope = Literal["global", "partition"]
+
+DEFAULT_INCLUDE: tuple[str, ...] = ("**/*.sql", "**/*.py")
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where a declaration was written, so a finding that rests on it can point back at it."""
+
+    path: Path | None = None
+    line: int | None = None
+
+    def __str__(self) -> str:
+        if self.path is not None and self.line is not None:
+            return f"{self.path}:{self.line}"
+        if self.path is not None:
+            return str(self.path)
+        if self.line is not None:
+            return f"line {self.line}"
+        return "<unknown location>"
+
+
+@dataclass(frozen=True)
+class Column:
+    """A declared column. Nullability matters: null placement is irrelevant only when not nullable.
+
+    ``type`` is lower-cased and whitespace-normalised (``decimal(10,2)``), or None when unknown.
+    """
+
+    name: str
+    type: str | None
+    nullable: bool = True
+
+
+@dataclass(frozen=True)
+class OrderingItem:
+    """One key of a declared ordering, with null placement always resolved.
+
+    ``nulls_defaulted`` records that the user left placement to the target's default, so a
+    message can say "Spark's default NULLS FIRST" rather than pretend the user wrote it.
+    """
+
+    column: str
+    descending: bool
+    nulls_first: bool
+    nulls_defaulted: bool
+
+    def __str__(self) -> str:
+        direction = "DESC" if self.descending else "ASC"
+        nulls = "NULLS FIRST" if self.nulls_first else "NULLS LAST"
+        return f"{self.column} {direction} {nulls}"
+
+
+@dataclass(frozen=True)
+class DeclaredOrdering:
+    """A lexicographic ordering the table's rows are declared to satisfy."""
+
+    items: tuple[OrderingItem, ...]
+    location: Location = Location()
+
+    def __str__(self) -> str:
+        return "[" + ", ".join(str(item) for item in self.items) + "]"
+
+
+@dataclass(frozen=True)
+class Source:
+    """What the catalog declares about one table: the facts that seed properties at a Scan.
+
+    ``columns`` empty means the columns are unknown (nothing is checked against them).
+    ``constants`` keeps declaration order as (column, value) pairs so the object stays hashable.
+    """
+
+    name: str
+    columns: tuple[Column, ...] = ()
+    orderings: tuple[DeclaredOrdering, ...] = ()
+    constants: tuple[tuple[str, object], ...] = ()
+    unique: tuple[tuple[str, ...], ...] = ()
+    scope: Scope = "global"
+    partitioned_by: tuple[str, ...] = ()
+    engine_known: bool = False
+    location: Location = Location()
+
+    def column(self, name: str) -> Column | None:
+        """The declared column of that name (case-insensitive, as Spark resolves columns)."""
+        wanted = name.lower()
+        return next((c for c in self.columns if c.name == wanted), None)
+
+
+@dataclass(frozen=True)
+class SparkSettings:
+    """Spark session settings that change what the planner does with an ordered input."""
+
+    replace_hash_with_sort_agg: bool = False
+
+
+@dataclass(frozen=True)
+class Config:
+    """The whole configuration: which files and rules, which engine, and the catalog."""
+
+    target: Target = "spark"
+    dialect: str = "spark"
+    include: tuple[str, ...] = DEFAULT_INCLUDE
+    exclude: tuple[str, ...] = ()
+    select: tuple[str, ...] = ("SL",)
+    ignore: tuple[str, ...] = ()
+    spark: SparkSettings = SparkSettings()
+    sources: tuple[Source, ...] = ()
+    root: Path = field(default_factory=Path.cwd)
+    path: Path | None = None
+
+    def source(self, name: str) -> Source | None:
+        """The declaration a query's table name refers to, or None.
+
+        Names compare case-insensitively, part by part from the right, over the shorter of the
+        two: a query's ``events`` finds a declared ``db.events`` (the query's database is not
+        known here), a query's ``db.events`` finds a declared ``events``, but ``db.events`` never
+        finds ``other.events``. An exact match wins; otherwise the declaration sharing the most
+        parts wins; if two share as many (``a.events`` and ``b.events`` for ``events``), the
+        reference is ambiguous and nothing is returned, because guessing a contract is unsafe.
+        """
+        wanted = _name_parts(name)
+        best: Source | None = None
+        best_length = 0
+        tied = False
+        for source in self.sources:
+            have = _name_parts(source.name)
+            if have == wanted:
+                return source
+            length = min(len(have), len(wanted))
+            if have[-length:] != wanted[-length:]:
+                continue
+            if length > best_length:
+                best, best_length, tied = source, length, False
+            elif length == best_length:
+                tied = True
+        return None if tied else best
+
+    def with_sources(self, extra: Iterable[Source]) -> Config:
+        """This config with more declarations (from dbt ``meta``), refusing a second declaration.
+
+        Two declarations of one table are never merged: which one is the contract would be a
+        guess, so the error names both places.
+        """
+        merged = list(self.sources)
+        seen = {source.name: source for source in merged}
+        for source in extra:
+            earlier = seen.get(source.name)
+            if earlier is not None:
+                raise ConfigError(
+                    f"conflicting declarations of table {source.name!r} "
+                    f"at {earlier.location} and {source.location}",
+                    source.location.path,
+                    source.location.line,
+                )
+            seen[source.name] = source
+            merged.append(source)
+        return replace(self, sources=tuple(merged))
+
+    def rule_enabled(self, code: str) -> bool:
+        """Whether a rule runs: the longest matching prefix in select/ignore decides, as in ruff.
+
+        A code no ``select`` entry matches is off; on a tie, ``ignore`` wins.
+        """
+        selected = max((len(p) for p in self.select if code.startswith(p)), default=-1)
+        ignored = max((len(p) for p in self.ignore if code.startswith(p)), default=-1)
+        return selected > ignored
+
+
+def _name_parts(name: str) -> tuple[str, ...]:
+    """A table name's parts, lower-cased; a name that is not valid syntax is split on dots."""
+    try:
+        return table_parts(name)
+    except BadText:
+        return tuple(name.lower().split("."))

@@ -1,0 +1,124 @@
+"""The top level of a configuration, read from a node: one function per setting.
+
+The node may come from sortlint.yml or from ``[tool.sortlint]`` in pyproject.toml; both are
+read by this one code path so they accept exactly the same things.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import yaml
+
+from sortlint.config import nodes
+from sortlint.config.catalog import parse_source, parse_table_name
+from sortlint.config.model import DEFAULT_INCLUDE, Config, Source, SparkSettings, Target
+
+TOP_KEYS = ("target", "dialect", "include", "exclude", "select", "ignore", "spark", "sources")
+SPARK_KEYS = ("replace_hash_with_sort_agg",)
+TARGETS: tuple[Target, ...] = ("spark", "datafusion")
+RULE_CODE = re.compile(r"SL\d{0,3}")
+
+
+def parse_config(
+    node: yaml.Node | None, path: Path | None, root: Path, what: str = "the configuration"
+) -> Config:
+    """Resolve a whole configuration; None (an empty file) means every default.
+
+    ``target`` is read first whatever its place in the file, because it sets the defaults of
+    the sources.
+    """
+    if node is None:
+        return Config(root=root, path=path)
+    given = nodes.fields(node, path, what, TOP_KEYS)
+    target = parse_target(given["target"], path) if "target" in given else "spark"
+    return Config(
+        target=target,
+        dialect=parse_dialect(given["dialect"], path) if "dialect" in given else "spark",
+        include=parse_globs(given["include"], path) if "include" in given else DEFAULT_INCLUDE,
+        exclude=parse_globs(given["exclude"], path) if "exclude" in given else (),
+        select=parse_rule_codes(given["select"], path) if "select" in given else ("SL",),
+        ignore=parse_rule_codes(given["ignore"], path) if "ignore" in given else (),
+        spark=parse_spark(given["spark"], path) if "spark" in given else SparkSettings(),
+        sources=parse_sources(given["sources"], path, target) if "sources" in given else (),
+        root=root,
+        path=path,
+    )
+
+
+def parse_target(entry: nodes.Entry, path: Path | None) -> Target:
+    value = nodes.string(entry.value, path, "target").strip().lower()
+    if value not in TARGETS:
+        nodes.fail(
+            f"bad target {entry.value.value!r}; expected spark or datafusion", entry.value, path
+        )
+    return value  # type: ignore[return-value]
+
+
+def parse_dialect(entry: nodes.Entry, path: Path | None) -> str:
+    """A sqlglot dialect name. sqlglot is imported only when a dialect other than spark is named,
+    so loading the usual configuration stays cheap."""
+    value = nodes.string(entry.value, path, "dialect").strip().lower()
+    if value == "spark":
+        return value
+    from sqlglot.dialects import Dialects
+
+    known = sorted(d.value for d in Dialects if d.value)
+    if value not in known:
+        nodes.fail(
+            f"unknown dialect {entry.value.value!r}; "
+            f"expected a sqlglot dialect: {', '.join(known)}",
+            entry.value,
+            path,
+        )
+    return value
+
+
+def parse_globs(entry: nodes.Entry, path: Path | None) -> tuple[str, ...]:
+    """Glob patterns, relative to the configuration's directory."""
+    return nodes.strings(entry.value, path, entry.key)
+
+
+def parse_rule_codes(entry: nodes.Entry, path: Path | None) -> tuple[str, ...]:
+    """Rule codes or prefixes: ``SL``, ``SL1``, ``SL001``."""
+    result = []
+    for item in nodes.items(entry.value, path, entry.key):
+        code = nodes.string(item, path, f"each item of {entry.key}")
+        if not RULE_CODE.fullmatch(code):
+            nodes.fail(
+                f"bad rule code {code!r} in {entry.key}; expected SL followed by up to three "
+                "digits, e.g. SL, SL1 or SL001",
+                item,
+                path,
+            )
+        result.append(code)
+    return tuple(result)
+
+
+def parse_spark(entry: nodes.Entry, path: Path | None) -> SparkSettings:
+    given = nodes.fields(entry.value, path, "spark", SPARK_KEYS)
+    if "replace_hash_with_sort_agg" not in given:
+        return SparkSettings()
+    flag = given["replace_hash_with_sort_agg"]
+    return SparkSettings(nodes.boolean(flag.value, path, "spark.replace_hash_with_sort_agg"))
+
+
+def parse_sources(entry: nodes.Entry, path: Path | None, target: Target) -> tuple[Source, ...]:
+    """The catalog. Names are case-insensitive, so ``Events`` and ``events`` are one table twice."""
+    first: dict[str, nodes.Entry] = {}
+    result = []
+    for table in nodes.entries(entry.value, path, "sources"):
+        line = nodes.line_of(table.key_node)
+        name = parse_table_name(table.key, path, line)
+        earlier = first.get(name)
+        if earlier is not None:
+            nodes.fail(
+                f"duplicate table {table.key!r}: {earlier.key!r} is already declared at line "
+                f"{nodes.line_of(earlier.key_node)} (table names are case-insensitive)",
+                table.key_node,
+                path,
+            )
+        first[name] = table
+        result.append(parse_source(table.key, table.value, path, target, line=line))
+    return tuple(result)
