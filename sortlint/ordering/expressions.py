@@ -17,19 +17,26 @@ DIALECT = "spark"
 
 
 class Expr:
-    """A normalised sqlglot expression, hashed and compared by its canonical text."""
+    """A normalised sqlglot expression, hashed and compared by its structure.
 
-    __slots__ = ("key", "node", "__dict__")
+    Identity is a structural key built without copying or printing the tree: identifiers
+    folded to lower case, parentheses ignored (the tree already encodes precedence). The
+    canonical text is made only when someone reads it. The wrapped node is shared, not
+    copied: callers hand over nodes they no longer mutate.
+    """
 
-    def __init__(self, node: exp.Expression, key: str) -> None:
+    __slots__ = ("identity", "node", "_hash", "__dict__")
+
+    def __init__(self, node: exp.Expression, identity: tuple | str) -> None:
         self.node = node
-        self.key = key
+        self.identity = identity
+        self._hash = hash(identity)
 
     @classmethod
     def of(cls, node: exp.Expression) -> Expr:
-        """Normalise a sqlglot expression (it is copied, never mutated)."""
-        node = _normalise(node.copy())
-        return cls(node, node.sql(dialect=DIALECT))
+        while isinstance(node, exp.Paren):
+            node = node.this
+        return cls(node, _structure(node))
 
     @classmethod
     def parse(cls, text: str, dialect: str = DIALECT) -> Expr:
@@ -37,8 +44,12 @@ class Expr:
 
     @classmethod
     def column(cls, name: str, table: str | None = None) -> Expr:
-        node = exp.column(name.lower(), table=table.lower() if table else None)
-        return cls.of(node)
+        return cls.of(exp.column(name.lower(), table=table.lower() if table else None))
+
+    @cached_property
+    def key(self) -> str:
+        """The canonical Spark SQL text, for people and for stable sorting."""
+        return _normalise(self.node.copy()).sql(dialect=DIALECT)
 
     @cached_property
     def is_literal(self) -> bool:
@@ -51,7 +62,7 @@ class Expr:
     @cached_property
     def column_name(self) -> str | None:
         """The unqualified column name, for a plain column reference."""
-        return self.node.name if isinstance(self.node, exp.Column) else None
+        return self.node.name.lower() if isinstance(self.node, exp.Column) else None
 
     @cached_property
     def columns(self) -> frozenset[Expr]:
@@ -70,10 +81,14 @@ class Expr:
         )
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Expr) and other.key == self.key
+        if self is other:
+            return True
+        return (
+            isinstance(other, Expr) and other._hash == self._hash and other.identity == self.identity
+        )
 
     def __hash__(self) -> int:
-        return hash(self.key)
+        return self._hash
 
     def __lt__(self, other: Expr) -> bool:
         return self.key < other.key
@@ -83,6 +98,39 @@ class Expr:
 
     def __str__(self) -> str:
         return self.key
+
+
+# Spark parses CAST as TRY_CAST unless in ANSI mode; both order values the same way.
+_SAME_CLASS = {"TryCast": "Cast"}
+
+
+def _structure(node: exp.Expression) -> tuple | str:
+    """A hashable picture of the tree: classes, argument names, lower-cased names."""
+    if isinstance(node, exp.Identifier):
+        return node.this.lower()
+    if isinstance(node, exp.Column) and not node.args.get("db") and not node.args.get("catalog"):
+        table = node.args.get("table")
+        return ("Column", node.this.this.lower() if isinstance(node.this, exp.Identifier) else _structure(node.this),
+                table.this.lower() if isinstance(table, exp.Identifier) else None)
+    parts: list = [_SAME_CLASS.get(type(node).__name__, type(node).__name__)]
+    for name, value in node.args.items():
+        if value is None or value is False or (isinstance(value, list) and not value):
+            continue
+        if isinstance(value, exp.Expression):
+            parts.append((name, _structure(_unwrap(value))))
+        elif isinstance(value, list):
+            parts.append(
+                (name, tuple(_structure(_unwrap(v)) if isinstance(v, exp.Expression) else v for v in value))
+            )
+        elif name != "quoted":
+            parts.append((name, value))
+    return tuple(parts)
+
+
+def _unwrap(node: exp.Expression) -> exp.Expression:
+    while isinstance(node, exp.Paren):
+        node = node.this
+    return node
 
 
 def _is_literal(node: exp.Expression) -> bool:
@@ -95,18 +143,23 @@ def _is_literal(node: exp.Expression) -> bool:
     return False
 
 
-def literal_sign(node: exp.Expression) -> int | None:
-    """-1, 0 or 1 for a numeric literal, None for anything else."""
+def literal_number(node: exp.Expression) -> float | None:
+    """The value of a numeric literal (`-2` included), None for anything else."""
     if isinstance(node, exp.Neg):
-        inner = literal_sign(node.this)
+        inner = literal_number(node.this)
         return None if inner is None else -inner
     if isinstance(node, exp.Literal) and not node.is_string:
         try:
-            value = float(node.this)
+            return float(node.this)
         except ValueError:
             return None
-        return (value > 0) - (value < 0)
     return None
+
+
+def literal_sign(node: exp.Expression) -> int | None:
+    """-1, 0 or 1 for a numeric literal, None for anything else."""
+    value = literal_number(node)
+    return None if value is None else (value > 0) - (value < 0)
 
 
 def _normalise(node: exp.Expression) -> exp.Expression:

@@ -8,7 +8,9 @@ A `Properties` value holds what is known about the rows flowing out of a plan no
   only representatives, no ordering that is a prefix of another;
 * partition orderings - orderings that hold only inside each physical partition, where
   rows sharing the `partitioned_by` values share a partition;
-* unique keys - sets of expressions no two rows agree on (nulls compared as equal);
+* unique keys - sets of expressions no two rows agree on (nulls compared as equal, as
+  GROUP BY and DISTINCT compare them; a SQL UNIQUE constraint lets rows with a NULL in
+  the key repeat, so it counts only once its expressions are known not null);
 * not-null expressions and column types, which decide whether null placement matters
   and which functions preserve order.
 
@@ -22,7 +24,7 @@ that prefix is fixed - and inside such a group the prefix expressions are consta
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Literal
@@ -32,12 +34,12 @@ from sqlglot import exp
 from sortlint.ordering.expressions import Expr
 from sortlint.ordering.monotonicity import (
     NON_DETERMINISTIC,
-    NULL_PRESERVING,
     SINGLETON,
     UNORDERED,
     SortProperty,
     infer_type,
     monotonic_property,
+    preserves_non_null,
 )
 from sortlint.ordering.sort import Evidence, Ordering, SortKey, SortOptions
 
@@ -71,6 +73,7 @@ class OrderingFact:
 class UniqueKey:
     exprs: frozenset[Expr]
     evidence: frozenset[Evidence] = NO_EVIDENCE
+    nulls_distinct: bool = False  # SQL UNIQUE: rows with a NULL in the key may repeat
 
 
 Redundancy = Literal["constant", "duplicate", "equivalent", "determined"]
@@ -148,7 +151,7 @@ class Properties:
             return cls.representative, cls.evidence if cls.representative != expr else NO_EVIDENCE
         if expr.is_column or expr.is_literal:
             return expr, NO_EVIDENCE
-        used: set[Evidence] = set()
+        used: list[EquivalenceClass] = []
 
         def substitute(node: exp.Expression) -> exp.Expression:
             if not isinstance(node, exp.Column) and not self._has_compound_members:
@@ -157,11 +160,13 @@ class Properties:
             found = self._class_of.get(current)
             if found is None or found.representative == current:
                 return node
-            used.update(found.evidence)
+            used.append(found)
             return found.representative.node.copy()
 
         node = expr.node.transform(substitute)
-        return (Expr.of(node), frozenset(used)) if used else (expr, NO_EVIDENCE)
+        if not used:
+            return expr, NO_EVIDENCE
+        return Expr.of(node), frozenset(e for cls in used for e in cls.evidence)
 
     def constant(self, expr: Expr) -> Constant | None:
         found = self.constants.get(expr)
@@ -170,7 +175,7 @@ class Properties:
         return found
 
     def is_constant(
-        self, expr: Expr, fixed: frozenset[Expr] | set[Expr] = frozenset()
+        self, expr: Expr, fixed: Collection[Expr] = frozenset()
     ) -> tuple[bool, frozenset[Evidence]]:
         """Whether `expr` (normalised) has one value on every row, given `fixed` ones."""
         if expr.is_literal or expr in fixed:
@@ -208,7 +213,7 @@ class Properties:
             return False
         if isinstance(node, exp.Coalesce):
             return all(self.nullable(operand) for operand in expr.children)
-        if isinstance(node, NULL_PRESERVING) and expr.children:
+        if expr.children and preserves_non_null(node, lambda n: self.type_of(Expr.of(n))):
             return any(self.nullable(operand) for operand in expr.children)
         return True
 
@@ -236,7 +241,7 @@ class Properties:
         full unique key.
         """
         verdicts: list[KeyVerdict] = []
-        fixed: set[Expr] = set()
+        fixed: dict[Expr, frozenset[Evidence]] = {}  # kept keys, and why they normalise so
         written: set[Expr] = set()
         key_covered: frozenset[Evidence] | None = None
         for key in requirement:
@@ -247,21 +252,23 @@ class Properties:
                 verdict = KeyVerdict(key, normalized, "constant", constant_evidence | class_evidence)
             elif expr in fixed:
                 kind = "duplicate" if key.expr in written else "equivalent"
-                verdict = KeyVerdict(key, normalized, kind, class_evidence)
+                verdict = KeyVerdict(key, normalized, kind, class_evidence | fixed[expr])
             elif key_covered is not None:
                 verdict = KeyVerdict(key, normalized, "determined", key_covered)
-            elif self.is_constant(expr, fixed)[0]:
-                verdict = KeyVerdict(key, normalized, "determined", class_evidence)
+            elif (determined := self.is_constant(expr, fixed.keys()))[0]:
+                verdict = KeyVerdict(key, normalized, "determined", class_evidence | determined[1])
             else:
                 verdict = KeyVerdict(key, normalized, None, class_evidence)
-                fixed.add(expr)
-                key_covered = self._covered_unique_key(fixed)
+                fixed[expr] = class_evidence
+                key_covered = self._covered_unique_key(fixed.keys())
             written.add(key.expr)
             verdicts.append(verdict)
         return tuple(verdicts)
 
-    def _covered_unique_key(self, fixed: set[Expr]) -> frozenset[Evidence] | None:
+    def _covered_unique_key(self, fixed: Collection[Expr]) -> frozenset[Evidence] | None:
         for unique in self.unique_keys:
+            if unique.nulls_distinct and any(self.nullable(m) for m in unique.exprs):
+                continue
             if all(member in fixed or self.is_constant(member)[0] for member in unique.exprs):
                 return unique.evidence
         return None
@@ -403,8 +410,13 @@ class Properties:
         )
         return replace(self, orderings=self.orderings + (fact,)).renormalized()
 
-    def with_unique_key(self, exprs: Iterable[Expr], evidence: Iterable[Evidence] = ()) -> Properties:
-        key = UniqueKey(frozenset(exprs), frozenset(evidence))
+    def with_unique_key(
+        self, exprs: Iterable[Expr], evidence: Iterable[Evidence] = (), nulls_distinct: bool = False
+    ) -> Properties:
+        """Record that no two rows agree on `exprs`. With `nulls_distinct` (SQL's UNIQUE),
+        rows with a NULL in the key may repeat: the key counts only while its
+        expressions are known not null."""
+        key = UniqueKey(frozenset(exprs), frozenset(evidence), nulls_distinct)
         return replace(self, unique_keys=self.unique_keys + (key,)).renormalized()
 
     def sorted_by(self, keys: Sequence[SortKey], evidence: Iterable[Evidence] = ()) -> Properties:
@@ -476,7 +488,7 @@ class Properties:
         for key in self.unique_keys:
             members = [carried(e) for e in key.exprs]
             if all(m is not None for m in members):
-                result = result.with_unique_key(members, key.evidence)
+                result = result.with_unique_key(members, key.evidence, key.nulls_distinct)
         return result
 
     def _project_ordering(self, fact: OrderingFact, sources, carried) -> Ordering:
@@ -526,8 +538,11 @@ class Properties:
                 if partitioned_by is not None:
                     partitioned_by = frozenset(self.normalize_expr(e)[0] for e in partitioned_by)
                 orderings.append(OrderingFact(keys, fact.evidence, partitioned_by))
+                reduced, why = self._without_implied_keys(keys)
+                if reduced != keys:
+                    orderings.append(OrderingFact(reduced, fact.evidence | why, partitioned_by))
         unique_keys = tuple(
-            UniqueKey(frozenset(self.normalize_expr(e)[0] for e in key.exprs), key.evidence)
+            replace(key, exprs=frozenset(self.normalize_expr(e)[0] for e in key.exprs))
             for key in self.unique_keys
         )
         constants: dict[Expr, Constant] = {}
@@ -547,6 +562,35 @@ class Properties:
             seen.add(expr)
             out.append(SortKey(expr, key.options))
         return tuple(out)
+
+    def _without_implied_keys(self, keys: Ordering) -> tuple[Ordering, frozenset[Evidence]]:
+        """The same order without the keys that are monotonic functions of the key after
+        them: `[to_date(t), t]` sorts rows exactly as `[t]` does. Both stay known (the
+        shorter form makes `t` a leading key; the longer keeps `d` ordered when `d` is
+        a column equal to `to_date(t)`)."""
+        kept: list[SortKey] = []
+        used: set[Evidence] = set()
+        for key in reversed(keys):
+            why = self._follows_from(key, kept[0]) if kept else None
+            if why is None:
+                kept.insert(0, key)
+            else:
+                used.update(why)
+        return tuple(kept), frozenset(used)
+
+    def _follows_from(self, key: SortKey, after: SortKey) -> frozenset[Evidence] | None:
+        """Why `key` is ordered wherever `after` is, as a monotonic function of `after`
+        alone (itself, or through a member of its class); None when it is not known to be."""
+        cls = self._class_of.get(key.expr)
+        members = [m for m in (cls.members if cls else (key.expr,)) if not m.is_column]
+        if not members:
+            return None
+        alone = _Group(replace(self, orderings=(OrderingFact((after,)),)))
+        for member in members:
+            prop, _ = alone.property(member)
+            if self._meets(prop, key):
+                return cls.evidence if cls is not None and member != key.expr else NO_EVIDENCE
+        return None
 
 
 def _union_pair(left: Properties, right: Properties) -> Properties:
@@ -602,22 +646,46 @@ def _merge_with_constants(
 
 
 def succinct(facts: Iterable[OrderingFact]) -> tuple[OrderingFact, ...]:
-    """Drop duplicates and orderings that are a prefix of another with the same scope."""
-    facts = list(facts)
-    kept: list[OrderingFact] = []
-    for i, fact in enumerate(facts):
-        redundant = False
-        for j, other in enumerate(facts):
-            if i == j or other.partitioned_by != fact.partitioned_by:
-                continue
-            longer = len(other.keys) > len(fact.keys)
-            same = other.keys == fact.keys and j < i
-            if (longer and other.keys[: len(fact.keys)] == fact.keys) or same:
-                redundant = True
-                break
-        if not redundant:
+    """Drop repeated orderings, and cut from each ordering a suffix that another one
+    starts with (DataFusion's `resolve_overlap`): `[a, b]` with `[b, c]` says no more
+    than `[a]` with `[b, c]`, since `b` ordered everywhere is ordered inside each group
+    of `a`. An ordering cut to nothing was a prefix of another and goes. The other
+    ordering must hold wherever this one does: globally, or with the same scope.
+    Every cut shortens an ordering, so this ends after at most as many rounds as keys."""
+    facts = _unique(facts)
+    changed = True
+    while changed:
+        changed = False
+        for i in range(len(facts)):
+            for other in facts:
+                if other is facts[i] or not other.keys:
+                    continue
+                if other.partitioned_by is not None and other.partitioned_by != facts[i].partitioned_by:
+                    continue
+                keys = _without_overlap(facts[i].keys, other.keys)
+                if keys != facts[i].keys:
+                    facts[i] = replace(facts[i], keys=keys)
+                    changed = True
+    return tuple(fact for fact in facts if fact.keys)
+
+
+def _unique(facts: Iterable[OrderingFact]) -> list[OrderingFact]:
+    """The first of each repeated ordering (same keys and scope), in order."""
+    seen: set[tuple[Ordering, frozenset[Expr] | None]] = set()
+    kept = []
+    for fact in facts:
+        if (fact.keys, fact.partitioned_by) not in seen:
+            seen.add((fact.keys, fact.partitioned_by))
             kept.append(fact)
-    return tuple(kept)
+    return kept
+
+
+def _without_overlap(keys: Ordering, other: Ordering) -> Ordering:
+    """`keys` without its shortest suffix that `other` starts with."""
+    for overlap in range(1, min(len(keys), len(other)) + 1):
+        if keys[len(keys) - overlap :] == other[:overlap]:
+            return keys[: len(keys) - overlap]
+    return keys
 
 
 class _Group:

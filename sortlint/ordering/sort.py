@@ -71,6 +71,7 @@ class Evidence:
     basis: Basis
     text: str
     line: int | None = None
+    enforced: bool = False  # a declaration the engine itself knows (`engine_known`)
 
     def __str__(self) -> str:
         return self.text

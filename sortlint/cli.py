@@ -1,0 +1,178 @@
+"""The `sortlint` command line."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+from sortlint import __version__
+from sortlint.errors import UserError
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+
+def parser() -> argparse.ArgumentParser:
+    main = argparse.ArgumentParser(
+        prog="sortlint",
+        description="Ordering-aware linter and rewriter for Spark data pipelines.",
+    )
+    main.add_argument("--version", action="version", version=f"sortlint {__version__}")
+    commands = main.add_subparsers(dest="command", metavar="COMMAND")
+
+    check = commands.add_parser("check", help="lint files; exit 1 on findings, 2 on errors")
+    check.add_argument("paths", nargs="*", type=Path, default=[Path(".")], metavar="PATH")
+    _common(check)
+    check.add_argument("--output-format", choices=["text", "json"], default="text")
+    check.add_argument("--fix", action="store_true", help="apply safe fixes, proved before writing")
+    check.add_argument("--unsafe-fixes", action="store_true", help="with --fix/--diff: also unsafe fixes")
+    check.add_argument("--diff", action="store_true", help="print the fixes as a unified diff, write nothing")
+    check.add_argument("--select", help="comma-separated rule codes or prefixes to enable")
+    check.add_argument("--ignore", help="comma-separated rule codes or prefixes to disable")
+
+    explain = commands.add_parser("explain", help="print each statement's plan and properties")
+    explain.add_argument("file", type=Path)
+    _common(explain)
+
+    commands.add_parser("rules", help="list the rules")
+    rule = commands.add_parser("rule", help="print one rule's documentation")
+    rule.add_argument("code")
+    return main
+
+
+def _common(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--config", type=Path, help="sortlint.yml or pyproject.toml to use")
+    command.add_argument("--target", choices=["spark", "datafusion"], help="override the config's target")
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    if args.command is None:
+        parser().print_help()
+        return EXIT_CLEAN
+    try:
+        return COMMANDS[args.command](args)
+    except UserError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_ERROR
+
+
+def _config(args, paths):
+    from sortlint.config import load_config
+
+    config = load_config(args.config, start_paths=paths)
+    if args.target:
+        config = replace(config, target=args.target)
+    if getattr(args, "select", None):
+        config = replace(config, select=_codes(args.select))
+    if getattr(args, "ignore", None):
+        config = replace(config, ignore=config.ignore + _codes(args.ignore))
+    return config
+
+
+def _codes(text: str) -> tuple[str, ...]:
+    return tuple(code.strip().upper() for code in text.split(",") if code.strip())
+
+
+def run_check(args) -> int:
+    from sortlint.linter.repository import check
+    from sortlint.report import json_format, text
+
+    config = _config(args, args.paths)
+    fixing = args.fix or args.diff
+    outcomes = []
+
+    def fix(analysis, tables, reanalyse):
+        from sortlint.rewriters.apply import fix_file
+
+        outcome = fix_file(analysis, tables, reanalyse, unsafe=args.unsafe_fixes)
+        outcomes.append(outcome)
+        return outcome.final, outcome.tables
+
+    result = check(args.paths, config, on_file=fix if fixing else None)
+    if fixing:
+        _write_or_diff(outcomes, args.diff)
+    findings, errors = result.findings, result.all_errors
+    if args.output_format == "json":
+        sys.stdout.write(json_format.render(findings))
+        for error in errors:
+            print(f"error: {error}", file=sys.stderr)
+    else:
+        fixed = sum(len(o.fixed) for o in outcomes)
+        dropped = [(f, reason) for o in outcomes for f, reason in o.dropped]
+        report = text.render(findings, errors, len(result.files), args.unsafe_fixes)
+        if fixing:
+            report += text.render_fixes(fixed, dropped, len(findings), args.diff)
+        sys.stdout.write(report)
+    if errors:
+        return EXIT_ERROR
+    if args.diff:
+        return EXIT_FINDINGS if any(o.changed for o in outcomes) else EXIT_CLEAN
+    return EXIT_FINDINGS if findings else EXIT_CLEAN
+
+
+def _write_or_diff(outcomes, diff: bool) -> None:
+    import difflib
+
+    from sortlint.rewriters.apply import write_atomically
+
+    for outcome in outcomes:
+        if not outcome.changed:
+            continue
+        path = outcome.original.path
+        if diff:
+            sys.stdout.writelines(
+                difflib.unified_diff(
+                    outcome.original.raw.splitlines(keepends=True),
+                    outcome.final.raw.splitlines(keepends=True),
+                    fromfile=f"a/{path}",
+                    tofile=f"b/{path}",
+                )
+            )
+        else:
+            write_atomically(path, outcome.final.raw)
+
+
+def run_explain(args) -> int:
+    from sortlint.linter.lint import analyse_statement, lint_statement
+    from sortlint.linter.repository import Result, statements
+    from sortlint.report.explain import render_statement
+
+    config = _config(args, [args.file])
+    result = Result()
+    blocks = []
+    for statement in statements([args.file], config, result):
+        unit = statement.unit
+        analysis = analyse_statement(unit, statement.root, config)
+        findings = lint_statement(unit, statement.root, config)
+        line = unit.location(0)[0]
+        title = f"{unit.path}:{line}: statement (target: {config.target})"
+        line_of = lambda span, unit=unit: unit.location(span.start)[0] if span else None
+        blocks.append(render_statement(title, statement.root, analysis, findings, line_of))
+    print("\n\n".join(blocks))
+    for error in result.errors:
+        print(f"error: {error}", file=sys.stderr)
+    return EXIT_ERROR if result.errors else EXIT_CLEAN
+
+
+def run_rules(args) -> int:
+    from sortlint.linter.rules import RULES
+
+    width = max(len(rule.name) for rule in RULES)
+    for rule in RULES:
+        print(f"{rule.code}  {rule.name:<{width}}  {rule.summary}")
+    return EXIT_CLEAN
+
+
+def run_rule(args) -> int:
+    from sortlint.linter.rules import rule
+
+    found = rule(args.code)
+    if found is None:
+        raise UserError(f"unknown rule {args.code!r}; `sortlint rules` lists them")
+    print(found.doc.strip())
+    return EXIT_CLEAN
+
+
+COMMANDS = {"check": run_check, "explain": run_explain, "rules": run_rules, "rule": run_rule}

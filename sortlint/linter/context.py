@@ -1,0 +1,89 @@
+"""What a rule sees of a statement: its plan, the properties of every node, the config."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from sortlint.config import Config
+from sortlint.linter.finding import Finding, Fix
+from sortlint.ordering import Evidence, Properties, basis_of
+from sortlint.ordering.transfer import Analysis
+from sortlint.plan import nodes as n
+
+if TYPE_CHECKING:
+    from sortlint.sources.units import Unit
+
+# Operators that pass rows through in the order they arrive.
+ORDER_PRESERVING = (n.Project, n.Filter, n.Alias)
+
+
+@dataclass
+class Context:
+    unit: Unit
+    root: n.Node
+    analysis: Analysis
+    parents: dict[int, n.Node] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for node in n.walk(self.root):
+            for child in node.children:
+                self.parents[id(child)] = node
+
+    @property
+    def config(self) -> Config:
+        return self.analysis.config
+
+    @property
+    def target(self) -> str:
+        return self.analysis.target
+
+    def input_of(self, node: n.Node) -> Properties:
+        return self.analysis.of(node.children[0])
+
+    def parent(self, node: n.Node) -> n.Node | None:
+        return self.parents.get(id(node))
+
+    def consumer(self, node: n.Node) -> n.Node | None:
+        """The first ancestor that does something with row order (None: the result)."""
+        parent = self.parent(node)
+        while isinstance(parent, ORDER_PRESERVING) and parent.children[0] is not node:
+            node, parent = parent, self.parent(parent)  # a predicate subquery's parent
+        while isinstance(parent, ORDER_PRESERVING):
+            node, parent = parent, self.parent(parent)
+        return parent
+
+    def line_of(self, span: n.Span | None) -> int | None:
+        return self.unit.location(span.start)[0] if span else None
+
+    def finding(
+        self,
+        code: str,
+        name: str,
+        span: n.Span,
+        message: str,
+        evidence: Iterable[Evidence],
+        fix: Fix | None = None,
+    ) -> Finding:
+        line, column = self.unit.location(span.start)
+        end_line, end_column = self.unit.location(span.end)
+        return Finding(
+            code, name, message, self.unit.path, line, column, end_line, end_column,
+            basis_of(tuple(evidence)), fix,
+        )
+
+    def fix(self, message: str, edits, evidence: Iterable[Evidence] = ()) -> Fix | None:
+        """A fix resting on `evidence`: unsafe when it needs a declaration the engine
+        does not enforce (the result is right only while the contract holds)."""
+        if not edits:
+            return None
+        unenforced = any(e.basis == "declared" and not e.enforced for e in evidence)
+        return Fix("unsafe" if unenforced else "safe", message, tuple(edits))
+
+
+def because(evidence: Iterable[Evidence]) -> str:
+    """The facts a conclusion rests on, for a message: declared ones first."""
+    texts = sorted({str(e) for e in evidence}, key=lambda t: (not t.startswith("declared"), t))
+    return "; ".join(texts) if texts else "the query itself"

@@ -1,0 +1,35 @@
+"""Run the rules over one analysed statement."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sortlint.config import Config
+from sortlint.linter.context import Context
+from sortlint.linter.finding import Finding
+from sortlint.linter.rules import RULES
+from sortlint.linter.suppression import suppressed
+from sortlint.ordering.transfer import Analysis, analyse
+from sortlint.plan import nodes as n
+
+if TYPE_CHECKING:
+    from sortlint.sources.units import Unit
+
+
+def analyse_statement(unit: Unit, root: n.Node, config: Config) -> Analysis:
+    return analyse(root, config, lambda span: unit.location(span.start)[0] if span else None)
+
+
+def lint_statement(unit: Unit, root: n.Node, config: Config) -> list[Finding]:
+    context = Context(unit, root, analyse_statement(unit, root, config))
+    rules = [rule for rule in RULES if config.rule_enabled(rule.code)]
+    raw_lines = unit.raw.splitlines()
+    found: dict[tuple, Finding] = {}
+    for node in n.walk(root):
+        for rule in rules:
+            for finding in rule.check(node, context):
+                # A CTE read twice is built twice: report its clauses once.
+                key = (finding.code, finding.line, finding.column, finding.end_line, finding.end_column)
+                if key not in found and not suppressed(finding, raw_lines):
+                    found[key] = finding
+    return sorted(found.values(), key=lambda f: f.sort_key)

@@ -1,0 +1,55 @@
+"""The rule set. Each rule is one module: its docstring is the rule's page
+(`sortlint rule SL001`), and `check(node, context)` yields its findings."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from types import ModuleType
+
+from sortlint.linter.rules import (
+    sl001_unnecessary_sort,
+    sl002_sort_without_effect,
+    sl003_redundant_sort_keys,
+    sl101_aggregate_could_stream,
+    sl102_aggregate_partially_ordered,
+    sl103_redundant_group_keys,
+    sl201_redundant_window_keys,
+)
+
+
+@dataclass(frozen=True)
+class Rule:
+    code: str
+    name: str
+    doc: str
+    check: Callable[..., Iterator]
+
+    @property
+    def summary(self) -> str:
+        """The first sentence of "What it does"."""
+        paragraphs = self.doc.split("## What it does", 1)[-1].strip().split("\n\n")
+        sentence = " ".join(paragraphs[0].split()).split(". ")[0]
+        return sentence.rstrip(".") + "."
+
+
+def _rule(module: ModuleType) -> Rule:
+    return Rule(module.CODE, module.NAME, module.__doc__ or "", module.check)
+
+
+RULES: tuple[Rule, ...] = tuple(
+    _rule(m)
+    for m in (
+        sl001_unnecessary_sort,
+        sl002_sort_without_effect,
+        sl003_redundant_sort_keys,
+        sl101_aggregate_could_stream,
+        sl102_aggregate_partially_ordered,
+        sl103_redundant_group_keys,
+        sl201_redundant_window_keys,
+    )
+)
+
+
+def rule(code: str) -> Rule | None:
+    return next((r for r in RULES if r.code == code.upper()), None)

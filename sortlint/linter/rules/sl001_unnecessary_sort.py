@@ -1,0 +1,68 @@
+"""SL001 unnecessary-sort
+
+## What it does
+Reports an `ORDER BY` whose whole requirement the rows already satisfy when they reach it.
+
+## Why it matters
+A sort reads every row before it emits the first: it costs memory, spills, and a full
+shuffle on Spark. When the input is already in the required order - read from a table
+declared in that order, filtered down to constants, or sorted by an inner query - the sort
+changes nothing.
+
+## Example
+With `events` declared ordered by `[host, time]`:
+
+```sql
+SELECT host, time, amount
+FROM events
+WHERE host = 'app.example.com'
+ORDER BY time            -- SL001: host is constant, so rows arrive ordered by time
+```
+
+## Fix safety
+Removing the clause is safe when the order comes from the query itself (an inner sort, a
+WHERE constant). When it rests on a declared ordering the engine cannot see (Spark reading
+a table declared in the catalog with `engine_known: false`), the fix is unsafe: it is right
+only while the table really is stored in that order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from sortlint.linter.context import Context, because
+from sortlint.linter.finding import Finding
+from sortlint.ordering import SortKey, format_ordering
+from sortlint.plan import nodes as n
+from sortlint.rewriters.sql_edits import remove_clause
+
+CODE = "SL001"
+NAME = "unnecessary-sort"
+
+
+def check(node: n.Node, context: Context) -> Iterator[Finding]:
+    if not isinstance(node, n.Sort) or node.scope != "global" or node.span is None:
+        return
+    satisfaction = unnecessary(node, context)
+    if satisfaction is None:
+        return
+    keys = format_ordering([SortKey(item.expr, item.options) for item in node.keys])
+    fix = context.fix(
+        f"remove the {node.clause}", remove_clause(context.unit, node.span), satisfaction.evidence
+    )
+    yield context.finding(
+        CODE,
+        NAME,
+        node.span,
+        f"{node.clause} {keys} is already satisfied by its input: "
+        f"{because(satisfaction.evidence)}",
+        satisfaction.evidence,
+        fix,
+    )
+
+
+def unnecessary(node: n.Sort, context: Context):
+    """The proof that a sort's input already satisfies it, or None."""
+    requirement = [SortKey(item.expr, item.options) for item in node.keys]
+    satisfaction = context.input_of(node).satisfaction(requirement)
+    return satisfaction if satisfaction.complete else None

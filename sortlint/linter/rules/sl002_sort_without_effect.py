@@ -1,0 +1,78 @@
+"""SL002 sort-without-effect
+
+## What it does
+Reports a sort (with no LIMIT or OFFSET after it) whose consumer throws the order away: a
+join, an aggregate of order-insensitive functions, a set operation, DISTINCT, a shuffle,
+a later sort that overrides it, or a subquery used in a predicate.
+
+It stays quiet for a sort that feeds a write (it shapes the written files), a window, an
+order-sensitive aggregate (`first`, `last`, `collect_list`), or the final result.
+
+## Why it matters
+The sort is paid for and its work is discarded by the next operator. Spark's optimizer
+removes some of these itself (`EliminateSorts`), but not all, and the query still reads as
+if the order mattered.
+
+## Example
+```sql
+SELECT o.id, c.name
+FROM (SELECT * FROM orders ORDER BY created_at) o   -- SL002: a join does not keep order
+JOIN customers c ON o.customer_id = c.id
+```
+
+## Fix safety
+Removing the sort is safe: the consumer's result does not depend on the order of its
+input, whatever the tables hold.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from sortlint.linter.context import Context
+from sortlint.linter.finding import Finding
+from sortlint.linter.rules.sl001_unnecessary_sort import unnecessary
+from sortlint.plan import nodes as n
+from sortlint.rewriters.sql_edits import remove_clause
+
+CODE = "SL002"
+NAME = "sort-without-effect"
+
+DISCARDS = {
+    n.Join: "a join, which does not keep the order of its inputs",
+    n.SetOp: "a set operation, which does not keep the order of its inputs",
+    n.Distinct: "DISTINCT, which does not keep the order of its input",
+    n.Repartition: "a repartition, which shuffles rows",
+    n.Subquery: "a subquery predicate, which does not depend on row order",
+}
+
+
+def check(node: n.Node, context: Context) -> Iterator[Finding]:
+    if not isinstance(node, n.Sort) or node.span is None:
+        return
+    consumer = context.consumer(node)
+    reason = _discarded_by(consumer, context)
+    if reason is None:
+        return
+    fix = None
+    if node.clause in ("ORDER BY", "SORT BY"):  # CLUSTER BY also distributes rows
+        fix = context.fix(f"remove the {node.clause}", remove_clause(context.unit, node.span))
+    message = f"{node.clause} has no effect: its rows feed {reason}"
+    yield context.finding(CODE, NAME, node.span, message, (), fix)
+
+
+def _discarded_by(consumer: n.Node | None, context: Context) -> str | None:
+    if consumer is None:
+        return None
+    for kind, reason in DISCARDS.items():
+        if isinstance(consumer, kind):
+            return reason
+    if isinstance(consumer, n.Aggregate):
+        if any(call.order_sensitive for call in consumer.aggregates):
+            return None
+        return "an aggregate whose functions do not depend on row order"
+    if isinstance(consumer, n.Sort) and consumer.scope == "global":
+        # A later sort satisfied by this one is itself the unnecessary one (SL001).
+        if unnecessary(consumer, context) is None:
+            return f"a later {consumer.clause} (line {context.line_of(consumer.span)}) that overrides it"
+    return None

@@ -1,0 +1,53 @@
+"""SL003 redundant-sort-keys
+
+## What it does
+Reports sort keys that cannot change the order: a constant, a key repeated, a key equal
+to an earlier one, or one determined by the earlier keys (a function of them, or any key
+after a full unique key).
+
+## Why it matters
+Every key is compared for every pair of rows the sort looks at. A redundant key costs
+comparisons and hides what the order really is.
+
+## Example
+```sql
+SELECT * FROM events
+WHERE host = 'app.example.com'
+ORDER BY host, time, time_cloned   -- SL003 on host (constant) and time_cloned (= time)
+```
+
+## Fix safety
+Dropping a key that the query itself makes redundant is safe; one that rests on a
+declaration (a declared constant or unique key) is unsafe under `target: spark`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from sortlint.linter.context import Context
+from sortlint.linter.finding import Finding
+from sortlint.linter.redundancy import describe
+from sortlint.linter.rules.sl001_unnecessary_sort import unnecessary
+from sortlint.ordering import SortKey
+from sortlint.plan import nodes as n
+from sortlint.rewriters.sql_edits import remove_items
+
+CODE = "SL003"
+NAME = "redundant-sort-keys"
+
+
+def check(node: n.Node, context: Context) -> Iterator[Finding]:
+    if not isinstance(node, n.Sort) or unnecessary(node, context) is not None:
+        return  # the whole sort goes (SL001)
+    requirement = [SortKey(item.expr, item.options) for item in node.keys]
+    verdicts = context.input_of(node).normalize(requirement)
+    texts = [item.text for item in node.keys]
+    redundant = [i for i, verdict in enumerate(verdicts) if verdict.redundant]
+    spans = [item.span for item in node.keys]
+    for index in redundant:
+        verdict = verdicts[index]
+        edits = remove_items(context.unit, spans, {index})
+        fix = context.fix(f"drop the sort key {texts[index]}", edits, verdict.evidence)
+        message = describe(verdicts, index, texts, "sort key")
+        yield context.finding(CODE, NAME, spans[index], message, verdict.evidence, fix)

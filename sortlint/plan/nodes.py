@@ -1,0 +1,228 @@
+"""The relational IR every front end builds: SQL statements and DataFrame pipelines alike.
+
+Expressions are normalised `Expr` keys resolved against the node's input columns. Inside a
+FROM scope a column is qualified by its table alias (`e.time`); the outputs of a
+projection are bare names (`hour`), re-qualified by an `Alias` node when the projection
+is a subquery or CTE read as `s`. Every node keeps the span of the clause or call it came
+from, as offsets into its unit's text, so findings and fixes can point at it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from sqlglot import exp
+
+from sortlint.ordering import Expr, SortOptions
+from sortlint.sources.units import Unit
+
+
+@dataclass(frozen=True)
+class Span:
+    """Characters [start, end) of the unit's text."""
+
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class SortItem:
+    """One key of an ORDER BY / SORT BY / window ORDER BY, as resolved and as written."""
+
+    expr: Expr
+    options: SortOptions  # null placement resolved with the target's defaults
+    span: Span  # the key with its ASC/DESC/NULLS words
+    text: str  # as written
+    ordinal: int | None = None  # `ORDER BY 2`
+
+
+@dataclass(frozen=True)
+class GroupKey:
+    """One key of a GROUP BY or a window PARTITION BY."""
+
+    expr: Expr
+    span: Span
+    text: str
+    ordinal: int | None = None
+
+
+@dataclass(frozen=True)
+class OutputColumn:
+    """One output of a projection: the expression and the name Spark gives the column."""
+
+    name: str
+    expr: Expr
+    span: Span | None = None
+    aliased: bool = False  # written with AS
+    node: exp.Expression | None = field(default=None, compare=False)  # as written
+
+
+@dataclass(eq=False)
+class Node:
+    """A plan operator. `children[0]` is the input; a Filter or Project may have more
+    children after it: the `Subquery` nodes of its predicates and scalar subqueries."""
+
+    children: tuple[Node, ...] = ()
+    span: Span | None = None  # the clause or call this node came from
+
+    @property
+    def child(self) -> Node:
+        return self.children[0]
+
+    @property
+    def label(self) -> str:
+        return type(self).__name__
+
+
+@dataclass(eq=False)
+class Scan(Node):
+    table: str = ""  # as the catalog names it, lower case (db.table allowed)
+    alias: str = ""  # the qualifier of its columns
+    columns: tuple[str, ...] = ()  # known column names; empty when unknown
+
+
+@dataclass(eq=False)
+class Filter(Node):
+    conjuncts: tuple[Expr, ...] = ()
+    clause: Literal["WHERE", "HAVING", "QUALIFY"] = "WHERE"
+
+
+@dataclass(eq=False)
+class Project(Node):
+    """The select list. `passthrough` names the relations (by qualifier) whose columns a
+    `*` or `t.*` passes through when they are not known: each `q.c` of them becomes the
+    output `c`, unchanged. When it is not empty, `columns` are only the outputs that are
+    known, and the full list (and order) of outputs is not."""
+
+    columns: tuple[OutputColumn, ...] = ()
+    passthrough: tuple[str, ...] = ()
+
+
+@dataclass(eq=False)
+class Alias(Node):
+    """A subquery, CTE or view read under a name: its outputs become `alias.name`."""
+
+    alias: str = ""
+    columns: tuple[str, ...] = ()  # the child's output names, in order; () when not known
+    # Set when the child is an inlined view: the spans below are offsets into this unit
+    # (the view's CREATE VIEW statement), and what is found there belongs to it.
+    origin: Unit | None = None
+
+
+@dataclass(eq=False)
+class AggregateCall:
+    expr: Expr  # the aggregate expression, e.g. COUNT(*), SUM(e.amount)
+    order_sensitive: bool = False  # first, last, collect_list, ...
+    # sum, avg, stddev, ...: order-insensitive for exact types only; floating-point
+    # addition is not associative (Spark keeps a sort below a sum of doubles).
+    arithmetic: bool = False
+
+
+@dataclass(eq=False)
+class Aggregate(Node):
+    """GROUP BY. Outputs: the group key expressions and the aggregate expressions."""
+
+    keys: tuple[GroupKey, ...] = ()
+    aggregates: tuple[AggregateCall, ...] = ()
+    grouping_sets: bool = False  # ROLLUP / CUBE / GROUPING SETS: keys may be null-filled
+
+
+@dataclass(eq=False)
+class WindowFunction:
+    expr: Expr  # the whole `f(...) OVER (...)` expression: the column it adds
+    partition_by: tuple[GroupKey, ...] = ()
+    order_by: tuple[SortItem, ...] = ()
+    ranking: bool = False  # row_number, rank, dense_rank
+    span: Span | None = None  # the OVER (...) clause
+    partition_span: Span | None = None  # PARTITION BY ... keys
+    order_span: Span | None = None  # ORDER BY ... keys
+
+
+@dataclass(eq=False)
+class Window(Node):
+    functions: tuple[WindowFunction, ...] = ()
+
+
+@dataclass(eq=False)
+class Sort(Node):
+    keys: tuple[SortItem, ...] = ()
+    scope: Literal["global", "partition"] = "global"  # ORDER BY / SORT BY, sortWithinPartitions
+    clause: str = "ORDER BY"
+
+
+@dataclass(eq=False)
+class Limit(Node):
+    limit: int | None = None
+    offset: int | None = None
+
+
+JoinKind = Literal["inner", "left", "right", "full", "semi", "anti", "cross"]
+
+
+@dataclass(eq=False)
+class Join(Node):
+    kind: JoinKind = "inner"
+    equalities: tuple[tuple[Expr, Expr], ...] = ()  # ON l = r conjuncts, left side first
+    residual: tuple[Expr, ...] = ()  # the other ON conjuncts
+
+
+@dataclass(eq=False)
+class SetOp(Node):
+    kind: Literal["union", "intersect", "except"] = "union"
+    distinct: bool = False
+    columns: tuple[str, ...] = ()  # output names (the first child's)
+
+
+@dataclass(eq=False)
+class Distinct(Node):
+    pass
+
+
+@dataclass(eq=False)
+class Repartition(Node):
+    """DISTRIBUTE BY, repartition(), coalesce(): rows move between partitions."""
+
+    keys: tuple[Expr, ...] = ()
+    clause: str = "DISTRIBUTE BY"  # or "CLUSTER BY", "REPARTITION hint", ...
+
+
+@dataclass(eq=False)
+class Values(Node):
+    """Inline rows. A SELECT without FROM reads one row of no columns (Spark's
+    OneRowRelation): `Values(rows=1)`."""
+
+    columns: tuple[str, ...] = ()
+    rows: int = 0
+
+
+@dataclass(eq=False)
+class Write(Node):
+    """INSERT ... SELECT, CREATE TABLE ... AS, CREATE VIEW: the statement's sink."""
+
+    target: str = ""
+    kind: Literal["insert", "table", "view"] = "insert"
+
+
+@dataclass(eq=False)
+class Subquery(Node):
+    """A subquery used in a predicate (IN, EXISTS, scalar): its order is never seen."""
+
+
+@dataclass(eq=False)
+class Opaque(Node):
+    """Something the front end does not understand: every property is forgotten.
+
+    Its children, if any, are the inputs it was applied to, built as usual: what they hold
+    is still linted, but nothing about them is known above the Opaque node. `columns` are
+    its output names when known."""
+
+    reason: str = ""
+    columns: tuple[str, ...] = ()
+
+
+def walk(node: Node):
+    """Pre-order traversal."""
+    yield node
+    for child in node.children:
+        yield from walk(child)

@@ -1,0 +1,144 @@
+"""Name resolution: which relation of a FROM scope a column reference reads.
+
+Every column in the IR is qualified by the alias of the relation it comes from (`e.time`),
+so that the same column written `time`, `e.time` or `E.TIME` is one key. What a relation's
+columns are is known for catalog tables that declare them and for subqueries whose select
+list is known; otherwise a relation may have any column. A reference is qualified only when
+that is certain, or when exactly one relation could hold it; anything else stays as written,
+where it matches no fact - which is safe.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from sqlglot import exp
+
+
+@dataclass(frozen=True)
+class Source:
+    """A relation visible in a scope, under its qualifier."""
+
+    alias: str  # lower case
+    columns: tuple[str, ...] = ()  # known column names, lower case
+    complete: bool = False  # `columns` is every column it has
+
+    def has(self, name: str) -> bool:
+        return name in self.columns
+
+    def may_have(self, name: str) -> bool:
+        return name in self.columns or not self.complete
+
+
+@dataclass(frozen=True)
+class Scope:
+    """The relations of one FROM clause, and the scopes around it (for correlated references)."""
+
+    sources: tuple[Source, ...] = ()
+    outer: Scope | None = None
+    # A USING / NATURAL join column referenced without qualifier: the qualifier Spark reads it
+    # from (the left side of an inner or left join, the right side of a right join).
+    merged: tuple[tuple[str, str], ...] = field(default=())
+
+    def source(self, alias: str) -> Source | None:
+        for source in self.sources:
+            if source.alias == alias:
+                return source
+        return None
+
+    def qualifier(self, name: str) -> str | None:
+        """The alias an unqualified `name` reads from, or None when that is not certain."""
+        for column, alias in self.merged:
+            if column == name:
+                return alias
+        certain = [s for s in self.sources if s.has(name)]
+        if len(certain) == 1:
+            return certain[0].alias
+        possible = [s for s in self.sources if s.may_have(name)]
+        if not certain and len(possible) == 1:
+            return possible[0].alias
+        if not possible and self.outer is not None:
+            return self.outer.qualifier(name)
+        return None
+
+    def knows(self, qualifier: str) -> bool:
+        return self.source(qualifier) is not None or (
+            self.outer is not None and self.outer.knows(qualifier)
+        )
+
+    def certainly_has(self, name: str) -> bool:
+        """Some relation of this scope is known to have a column `name`."""
+        return any(s.has(name) for s in self.sources)
+
+    def nested(self, outer: Scope | None) -> Scope:
+        return Scope(self.sources, outer, self.merged)
+
+
+def resolve(column: exp.Column, scope: Scope) -> exp.Column:
+    """The column qualified by its relation's alias, or as written when that is not certain."""
+    name = column.name.lower()
+    table = column.table.lower()
+    if isinstance(column.this, exp.Star):
+        return column
+    if table:
+        return exp.column(name, table=table) if scope.knows(table) else column
+    qualifier = scope.qualifier(name)
+    return exp.column(name, table=qualifier) if qualifier else column
+
+
+def qualify(
+    node: exp.Expression,
+    scope: Scope,
+    replace: Callable[[exp.Column], exp.Expression | None] | None = None,
+) -> exp.Expression:
+    """A copy of `node` with each column resolved in `scope`.
+
+    `replace` may substitute a column first (a select alias, an output name). Subqueries keep
+    their own columns: they are resolved when their plans are built. Lambda parameters are
+    not columns.
+    """
+    copy = uncommented(node.copy())
+    if isinstance(copy, exp.Column):
+        return _replacement(copy, scope, replace)
+    for column in list(columns_of(copy)):
+        column.replace(_replacement(column, scope, replace))
+    return copy
+
+
+def _replacement(
+    column: exp.Column,
+    scope: Scope,
+    replace: Callable[[exp.Column], exp.Expression | None] | None,
+) -> exp.Expression:
+    substitute = replace(column) if replace is not None else None
+    if substitute is None:
+        return resolve(column, scope)
+    if isinstance(substitute, (exp.Column, exp.Literal, exp.Func, exp.Paren)):
+        return substitute.copy()
+    return exp.Paren(this=substitute.copy())  # keeps its precedence where the name stood
+
+
+def columns_of(node: exp.Expression) -> Iterable[exp.Column]:
+    """The column references of an expression, outside nested queries and lambda bodies'
+    parameters."""
+    stack = [(node, frozenset[str]())]
+    while stack:
+        current, bound = stack.pop()
+        if isinstance(current, exp.Column):
+            if current.table or current.name.lower() not in bound:
+                yield current
+            continue
+        if isinstance(current, (exp.Subquery, exp.Query)) and current is not node:
+            continue
+        if isinstance(current, exp.Lambda):
+            bound = bound | {p.name.lower() for p in current.expressions}
+        stack.extend((child, bound) for child in current.iter_expressions())
+
+
+def uncommented(node: exp.Expression) -> exp.Expression:
+    """The node with its comments dropped: an expression's key is its text, and a comment
+    written inside a clause is not part of what the expression means."""
+    for sub in node.walk():
+        sub.comments = None
+    return node

@@ -1,0 +1,406 @@
+"""One SELECT block, in the order Spark evaluates it.
+
+FROM (joins, LATERAL VIEW) -> WHERE -> GROUP BY / aggregates -> HAVING -> windows ->
+QUALIFY -> [sorts that need input columns] -> select list -> DISTINCT -> [partitioning
+hints] -> [sorts over outputs] -> LIMIT / OFFSET.
+
+Expressions are resolved against the FROM scope. Output columns carry the same qualified
+expressions the Aggregate and Window nodes carry, so `count(*) AS n` above an Aggregate
+reads the aggregate's `COUNT(*)`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from sqlglot import exp
+from sqlglot.tokens import TokenType
+
+from sortlint.ordering import Expr
+from sortlint.plan import organization
+from sortlint.plan.aggregates import (
+    aggregate_calls, arithmetic, is_aggregate, is_ranking, order_sensitive, window_calls,
+)
+from sortlint.plan.built import Built, NotUnderstood
+from sortlint.plan.context import Context
+from sortlint.plan.nodes import (
+    Aggregate, AggregateCall, Distinct, GroupKey, Node, Opaque, OutputColumn, Project,
+    Repartition, Span, Window, WindowFunction,
+)
+from sortlint.plan.organization import Output, Outputs
+from sortlint.plan.output_names import output_name
+from sortlint.plan.predicates import build_filter, subquery_nodes
+from sortlint.plan.relations import Relation, build_from
+from sortlint.plan.scope import Scope, qualify
+
+# Select arguments with no Spark meaning this builder models.
+UNSUPPORTED = {
+    "into": "SELECT INTO", "connect": "CONNECT BY", "match": "MATCH_RECOGNIZE",
+    "prewhere": "PREWHERE", "pivots": "PIVOT", "kind": "SELECT AS STRUCT", "locks": "FOR UPDATE",
+    "sample": "TABLESAMPLE", "operation_modifiers": "SELECT modifiers", "exclude": "EXCLUDE",
+}
+PARTITIONING_HINTS = {"REPARTITION", "REPARTITION_BY_RANGE", "REBALANCE", "COALESCE"}
+
+
+@dataclass(frozen=True)
+class Item:
+    """One output of the select list (a `*` yields one per known column)."""
+
+    name: str
+    written: exp.Expression  # the select item as written
+    value: exp.Expression  # the expression, alias removed
+    resolved: exp.Expression  # qualified against the scope
+    span: Span | None
+    aliased: bool
+
+
+@dataclass(frozen=True)
+class SelectList:
+    items: tuple[Item, ...]
+    passthrough: tuple[str, ...]  # qualifiers of `*` over relations of unknown columns
+    known: int  # items before the first such `*`: ordinals can reach only those
+    span: Span | None
+
+    def named(self, name: str) -> Item | None:
+        for item in self.items:
+            if item.name.lower() == name.lower():
+                return item
+        return None
+
+
+def build_select(select: exp.Select, ctx: Context, outer: Scope | None) -> Built:
+    relation = build_from(select, ctx, outer)
+    try:
+        return build_body(select, relation, relation.scope(outer), ctx)
+    except NotUnderstood as error:
+        names, complete = written_names(select)
+        return Built(
+            Opaque(children=(relation.node,), span=ctx.spans.extent(select), reason=error.reason,
+                   columns=names if complete else ()),
+            names, complete,
+        )
+
+
+def build_body(select: exp.Select, relation: Relation, scope: Scope, ctx: Context) -> Built:
+    for arg, construct in UNSUPPORTED.items():
+        if select.args.get(arg):
+            raise NotUnderstood(construct)
+    if any(isinstance(e, exp.QueryTransform) for e in select.expressions):
+        raise NotUnderstood("TRANSFORM ... USING")
+    listed = select_list(select, relation, scope, ctx)
+    node = relation.node
+    where = select.args.get("where")
+    if where is not None:
+        span = clause_span(ctx, where, TokenType.WHERE)
+        node = build_filter(node, where.this, "WHERE", scope, ctx, span)
+    node = aggregate(select, listed, node, scope, ctx)
+    having = select.args.get("having")
+    if having is not None:
+        span = clause_span(ctx, having, TokenType.HAVING)
+        node = build_filter(node, having.this, "HAVING", scope, ctx, span, alias_first(listed))
+    node = windows(select, listed, node, scope, ctx)
+    qualify_ = select.args.get("qualify")
+    if qualify_ is not None:
+        span = clause_span(ctx, qualify_, TokenType.QUALIFY)
+        node = build_filter(node, qualify_.this, "QUALIFY", scope, ctx, span, alias_first(listed))
+    outputs = Outputs(
+        tuple(Output(item.name, Expr.of(item.resolved)) for item in listed.items),
+        listed.known,
+        lambda key: qualify(key, scope, alias_first(listed)),
+    )
+    distinct = select.args.get("distinct") is not None
+    steps, above = organization.organize(select, outputs, ctx)
+    if distinct and not above:
+        raise NotUnderstood("a sort key that is not an output of a DISTINCT")
+    if not above:
+        node = organization.stack(node, steps)
+    node = project(listed, node, scope, ctx)
+    if distinct:
+        node = Distinct(children=(node,), span=ctx.spans.keyword_after_select(select, TokenType.DISTINCT))
+    node = partitioning_hints(select, node, ctx)
+    if above:
+        node = organization.stack(node, steps)
+    node = organization.limit(select, node, ctx)
+    names = tuple(item.name for item in listed.items)
+    return Built(node, names, not listed.passthrough)
+
+
+def clause_span(ctx: Context, clause: exp.Expression, keyword: TokenType) -> Span | None:
+    found = ctx.spans.clause(clause, {keyword}, ())
+    return found.span if found is not None else None
+
+
+# --- the select list ----------------------------------------------------------------------
+
+
+def select_list(select: exp.Select, relation: Relation, scope: Scope, ctx: Context) -> SelectList:
+    clause = ctx.spans.select_list(select)
+    spans = clause.items if clause is not None else tuple(ctx.spans.extent(e) for e in select.expressions)
+    items: list[Item] = []
+    passthrough: list[str] = []
+    known: int | None = None
+    for written, span in zip(select.expressions, spans):
+        if is_star(written):
+            expanded, unknown = star(written, relation, scope, span)
+            items.extend(expanded)
+            if unknown and known is None:
+                known = len(items) - len(expanded)
+            passthrough.extend(unknown)
+            continue
+        value = written.this if isinstance(written, exp.Alias) else written
+        resolved = qualify(value, scope, lateral_alias(items, scope))
+        items.append(Item(output_name(written), written, value, resolved, span,
+                          isinstance(written, exp.Alias)))
+    return SelectList(tuple(items), tuple(passthrough), len(items) if known is None else known,
+                      clause.span if clause is not None else None)
+
+
+def is_star(node: exp.Expression) -> bool:
+    return isinstance(node, exp.Star) or (isinstance(node, exp.Column) and isinstance(node.this, exp.Star))
+
+
+def star(
+    written: exp.Expression, relation: Relation, scope: Scope, span: Span | None
+) -> tuple[list[Item], list[str]]:
+    """`*` or `t.*`: one item per known column, and the qualifiers whose columns are unknown."""
+    star_node = written.this if isinstance(written, exp.Column) else written
+    if any(star_node.args.get(a) for a in ("except_", "except", "replace", "rename")):
+        raise NotUnderstood("* with EXCEPT / REPLACE")
+    qualifier = written.table.lower() if isinstance(written, exp.Column) else None
+    if qualifier is None and relation.star is not None:
+        return [star_item(q, c, written, span) for q, c in relation.star], []
+    sources = scope.sources if qualifier is None else tuple(s for s in scope.sources if s.alias == qualifier)
+    if qualifier is not None and not sources:
+        raise NotUnderstood(f"{qualifier}.* of a relation that is not in FROM")
+    items: list[Item] = []
+    unknown: list[str] = []
+    for source in sources:
+        if not source.complete:
+            unknown.append(source.alias)
+            continue
+        items.extend(star_item(source.alias, c, written, span) for c in source.columns)
+    return items, unknown
+
+
+def star_item(qualifier: str, column: str, written: exp.Expression, span: Span | None) -> Item:
+    value = exp.column(column, table=qualifier or None)
+    return Item(column, written, value, value, span, False)
+
+
+def lateral_alias(items: list[Item], scope: Scope) -> Callable[[exp.Column], exp.Expression | None]:
+    """A name no relation can have, but an earlier select item's alias: that item (Spark's
+    lateral column alias)."""
+
+    def replace(column: exp.Column) -> exp.Expression | None:
+        if column.table or scope.qualifier(column.name.lower()) is not None:
+            return None
+        for item in reversed(items):
+            if item.aliased and item.name.lower() == column.name.lower():
+                return item.resolved
+        return None
+
+    return replace
+
+
+def alias_first(listed: SelectList) -> Callable[[exp.Column], exp.Expression | None]:
+    """In HAVING and QUALIFY a bare name outside aggregate calls is first an output of the
+    select list (Spark resolves them against the aggregate's named outputs)."""
+
+    def replace(column: exp.Column) -> exp.Expression | None:
+        if column.table or inside_aggregate(column):
+            return None
+        item = listed.named(column.name)
+        return item.resolved if item is not None and item.aliased else None
+
+    return replace
+
+
+def inside_aggregate(node: exp.Expression) -> bool:
+    parent = node.parent
+    while parent is not None:
+        if is_aggregate(parent):
+            return True
+        parent = parent.parent
+    return False
+
+
+def written_names(select: exp.Select) -> tuple[tuple[str, ...], bool]:
+    """The output names a select list spells out, for a SELECT that is not understood."""
+    if any(is_star(e) or isinstance(e, exp.QueryTransform) for e in select.expressions):
+        return (), False
+    return tuple(output_name(e) for e in select.expressions), True
+
+
+def project(listed: SelectList, node: Node, scope: Scope, ctx: Context) -> Project:
+    subqueries = tuple(
+        sub for item in listed.items if not is_star(item.written)
+        for sub in subquery_nodes(item.value, scope, ctx)
+    )
+    columns = tuple(
+        OutputColumn(item.name, Expr.of(item.resolved), item.span, item.aliased, item.written)
+        for item in listed.items
+    )
+    return Project(children=(node, *subqueries), span=listed.span, columns=columns,
+                   passthrough=listed.passthrough)
+
+
+# --- aggregation --------------------------------------------------------------------------
+
+
+def aggregate(select: exp.Select, listed: SelectList, node: Node, scope: Scope, ctx: Context) -> Node:
+    """The Aggregate node, when the block groups or calls an aggregate function."""
+    group = select.args.get("group")
+    having = select.args.get("having")
+    calls = list(aggregate_calls_of(select, listed))
+    if group is None and having is None and not calls:
+        return node
+    keys, grouping_sets = group_keys(group, listed, scope, ctx) if group is not None else ((), False)
+    aggregates: dict[Expr, exp.Expression] = {}
+    for call in calls:
+        aggregates.setdefault(Expr.of(qualify(call, scope)), call)
+    span = clause_span(ctx, group, TokenType.GROUP_BY) if group is not None else None
+    if span is None and calls:
+        span = ctx.spans.extent(calls[0])
+    return Aggregate(
+        children=(node,), span=span, keys=keys,
+        aggregates=tuple(AggregateCall(e, order_sensitive(c), arithmetic(c)) for e, c in aggregates.items()),
+        grouping_sets=grouping_sets,
+    )
+
+
+def aggregate_calls_of(select: exp.Select, listed: SelectList) -> Iterator[exp.Expression]:
+    """Aggregate calls of the select list, HAVING and ORDER BY, in that order."""
+    for item in listed.items:
+        if not is_star(item.written):
+            yield from aggregate_calls(item.value)
+    for arg in ("having", "order"):
+        clause = select.args.get(arg)
+        if clause is not None:
+            yield from aggregate_calls(clause)
+
+
+def group_keys(
+    group: exp.Group, listed: SelectList, scope: Scope, ctx: Context
+) -> tuple[tuple[GroupKey, ...], bool]:
+    """GROUP BY keys, with ordinals and select aliases resolved; ROLLUP / CUBE / GROUPING
+    SETS contribute each expression once and mark the aggregate as null-filling."""
+    if group.args.get("all"):
+        raise NotUnderstood("GROUP BY ALL")
+    clause = ctx.spans.clause(group, {TokenType.GROUP_BY}, group.expressions)
+    spans = clause.items if clause is not None else tuple(ctx.spans.extent(e) for e in group.expressions)
+    grouping_sets = any(group.args.get(a) for a in ("rollup", "cube", "grouping_sets"))
+    keys: list[GroupKey] = []
+    for written, span in zip(group.expressions, spans):
+        if isinstance(written, (exp.Rollup, exp.Cube, exp.GroupingSets)):
+            grouping_sets = True
+            for inner in set_members(written):
+                key = group_key(inner, ctx.spans.extent(inner), listed, scope, ctx)
+                if all(key.expr != k.expr for k in keys):
+                    keys.append(key)
+            continue
+        keys.append(group_key(written, span, listed, scope, ctx))
+    return tuple(keys), grouping_sets
+
+
+def set_members(node: exp.Expression) -> Iterator[exp.Expression]:
+    """The expressions inside ROLLUP(...), CUBE(...), GROUPING SETS((...), ...)."""
+    for member in node.expressions:
+        if isinstance(member, (exp.Tuple, exp.Rollup, exp.Cube, exp.GroupingSets)):
+            yield from set_members(member)
+        elif isinstance(member, exp.Paren):
+            yield member.this
+        else:
+            yield member
+
+
+def group_key(
+    written: exp.Expression, span: Span | None, listed: SelectList, scope: Scope, ctx: Context
+) -> GroupKey:
+    text = ctx.text(span, written)
+    if isinstance(written, exp.Literal) and written.is_int:
+        ordinal = int(written.this)
+        if not 1 <= ordinal <= listed.known:
+            raise NotUnderstood(f"GROUP BY {ordinal} over outputs that are not known")
+        return GroupKey(Expr.of(listed.items[ordinal - 1].resolved), span, text, ordinal)
+    item = group_alias(written, listed, scope)
+    resolved = item.resolved if item is not None else qualify(written, scope)
+    return GroupKey(Expr.of(resolved), span, text)
+
+
+def group_alias(written: exp.Expression, listed: SelectList, scope: Scope) -> Item | None:
+    """A bare name that is a select alias and that no input relation can have (Spark prefers
+    the input column; when a relation might have it, the name stays as written)."""
+    if not isinstance(written, exp.Column) or written.table:
+        return None
+    name = written.name.lower()
+    if any(s.may_have(name) for s in scope.sources):
+        return None
+    item = listed.named(name)
+    return item if item is not None and item.aliased else None
+
+
+# --- windows ------------------------------------------------------------------------------
+
+
+def windows(select: exp.Select, listed: SelectList, node: Node, scope: Scope, ctx: Context) -> Node:
+    """One Window node for every window function of the block."""
+    found = list(window_calls_of(select, listed))
+    if not found:
+        return node
+    span = ctx.spans.extent(found[0])
+    if any(w.args.get("alias") is not None for w in found):
+        return Opaque(children=(node,), span=span, reason="a named WINDOW")
+    functions: dict[Expr, WindowFunction] = {}
+    for window in found:
+        function = window_function(window, scope, ctx)
+        functions.setdefault(function.expr, function)
+    return Window(children=(node,), span=span, functions=tuple(functions.values()))
+
+
+def window_calls_of(select: exp.Select, listed: SelectList) -> Iterator[exp.Window]:
+    for item in listed.items:
+        if not is_star(item.written):
+            yield from window_calls(item.value)
+    for arg in ("qualify", "order"):
+        clause = select.args.get(arg)
+        if clause is not None:
+            yield from window_calls(clause)
+
+
+def window_function(window: exp.Window, scope: Scope, ctx: Context) -> WindowFunction:
+    spans = ctx.spans.window(window)
+    partition = list(window.args.get("partition_by") or [])
+    order = list((window.args.get("order") or exp.Order()).expressions)
+    partition_spans = spans.partition.items if spans.partition else (None,) * len(partition)
+    order_spans = spans.order.items if spans.order else (None,) * len(order)
+    return WindowFunction(
+        expr=Expr.of(qualify(window, scope)),
+        partition_by=tuple(
+            GroupKey(Expr.of(qualify(key, scope)), span, ctx.text(span, key))
+            for key, span in zip(partition, partition_spans)
+        ),
+        order_by=tuple(
+            organization.sort_item(key, Expr.of(qualify(key.this, scope)), span, ctx)
+            for key, span in zip(order, order_spans)
+        ),
+        ranking=is_ranking(window.this),
+        span=spans.over,
+        partition_span=spans.partition.span if spans.partition else None,
+        order_span=spans.order.span if spans.order else None,
+    )
+
+
+# --- hints --------------------------------------------------------------------------------
+
+
+def partitioning_hints(select: exp.Select, node: Node, ctx: Context) -> Node:
+    """`/*+ REPARTITION(...) */` and the like move rows between partitions."""
+    hint = select.args.get("hint")
+    for call in hint.expressions if hint is not None else ():
+        name = (call.name if isinstance(call, exp.Anonymous) else call.key).upper()
+        if name in PARTITIONING_HINTS:
+            keys = tuple(Expr.of(exp.column(c.name)) for c in call.find_all(exp.Column))
+            span = ctx.spans.keyword_after_select(select, TokenType.HINT)
+            node = Repartition(children=(node,), span=span, keys=keys, clause=f"{name} hint")
+    return node

@@ -1,0 +1,354 @@
+"""Exact spans of clauses, keys and relations, read from the unit's tokens.
+
+sqlglot gives positions to leaves only. Each span here starts from those leaves to find the
+right place in the token stream, then reads the extent from the tokens themselves: a clause
+from its keyword (`ORDER BY`, `GROUP BY`, `PARTITION BY`, `WHERE`, ...) to the end of its
+last item; an item between the commas of its clause, so a sort key keeps its enclosing
+parentheses and its `ASC`/`DESC`/`NULLS ...` words. When the tokens and the tree disagree
+(a keyword used as a name, say), a span falls back to the extent of the item's leaves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+
+from sqlglot import exp
+from sqlglot.tokens import TokenType
+
+from sortlint.plan.nodes import Span
+from sortlint.plan.tokens import TokenIndex
+
+Range = tuple[int, int]  # first and last token index, inclusive
+
+SET_OPERATORS = frozenset({TokenType.UNION, TokenType.INTERSECT, TokenType.EXCEPT})
+SORT_WORDS = frozenset({"ASC", "DESC", "NULLS", "FIRST", "LAST"})
+
+
+@dataclass(frozen=True)
+class Clause:
+    """A keyword clause: its whole span and one span per item (None when not found)."""
+
+    span: Span
+    items: tuple[Span | None, ...]
+
+
+@dataclass(frozen=True)
+class WindowSpans:
+    over: Span | None  # OVER (...)
+    partition: Clause | None
+    order: Clause | None
+
+
+def position(node: exp.Expression) -> Range | None:
+    meta = node.meta
+    if "start" in meta and "end" in meta:
+        return meta["start"], meta["end"]
+    return None
+
+
+def walk_positioned(node: exp.Expression):
+    """The nodes under `node` that carry a position. Hints are skipped: sqlglot parses a
+    hint's text on its own, so positions inside it are not offsets into the statement."""
+    for sub in node.walk(prune=lambda n: isinstance(n, exp.Hint)):
+        if not isinstance(sub, exp.Hint) and position(sub) is not None:
+            yield sub
+
+
+class Spans:
+    """Span lookups for one parsed unit."""
+
+    def __init__(self, index: TokenIndex, tree: exp.Expression) -> None:
+        self.index = index
+        self.selects = select_anchors(index, tree)
+
+    # --- generic extents -------------------------------------------------------------
+
+    def leaves(self, node: exp.Expression) -> Range | None:
+        """Tokens from the first to the last positioned leaf, function calls with their
+        argument lists, widened until the brackets inside are balanced."""
+        index = self.index
+        found: list[Range] = []
+        for sub in walk_positioned(node):
+            where = position(sub)
+            first, last = index.at(where[0]), index.at(where[1])
+            if index.tokens[first].start != where[0]:
+                continue  # not a position in this text
+            if isinstance(sub, exp.Func) and index.is_open(last + 1):
+                last = index.partners[last + 1]
+            found.append((first, last))
+        if not found:
+            return None
+        return self.balanced(min(a for a, _ in found), max(b for _, b in found))
+
+    def balanced(self, first: int, last: int) -> Range:
+        partners = self.index.partners
+        changed = True
+        while changed:
+            changed = False
+            for i in range(first, last + 1):
+                partner = partners[i]
+                if partner > last:
+                    last, changed = partner, True
+                elif 0 <= partner < first:
+                    first, changed = partner, True
+        return first, last
+
+    def range_of(self, node: exp.Expression) -> Range | None:
+        """The tokens of an expression or relation, as exactly as the tree allows."""
+        if isinstance(node, (exp.Subquery, exp.Select, exp.SetOperation, exp.Values)):
+            return self.query_range(node)
+        found = self.leaves(node)
+        if found is None:
+            return None
+        first, last = found
+        if isinstance(node, (exp.Paren, exp.Tuple)):
+            first, last = self.wrapped(first, last)
+        if isinstance(node, exp.Window):
+            over = self.over(node)
+            last = max(last, over[1]) if over else last
+        if isinstance(node, exp.Lateral):
+            keyword = self.index.find_back(first, {TokenType.LATERAL})
+            first = keyword if keyword is not None else first
+        return first, last
+
+    def extent(self, node: exp.Expression | None) -> Span | None:
+        found = self.range_of(node) if node is not None else None
+        return self.index.span(*found) if found else None
+
+    def wrapped(self, first: int, last: int) -> Range:
+        """first..last widened by the brackets right around it, if they match each other."""
+        if self.index.is_open(first - 1) and self.index.partners[first - 1] == last + 1:
+            return first - 1, last + 1
+        return first, last
+
+    # --- queries -----------------------------------------------------------------------
+
+    def query_first(self, node: exp.Expression) -> int | None:
+        """The first token of a query: its WITH, SELECT, VALUES or opening parenthesis."""
+        if isinstance(node, exp.Subquery):
+            inner = self.query_first(node.this)
+            return inner - 1 if inner is not None and self.index.is_open(inner - 1) else inner
+        if isinstance(node, exp.SetOperation):
+            first = self.query_first(node.this)
+        elif isinstance(node, exp.Select):
+            first = self.selects.get(id(node))
+        else:
+            found = self.leaves(node)
+            first = None if found is None else self.index.find_back(found[0] + 1, {TokenType.VALUES})
+        with_ = node.args.get("with_")
+        if first is not None and with_ is not None and with_.expressions:
+            leaf = self.leaves(with_.expressions[0].args.get("alias") or with_)
+            keyword = self.index.find_back(leaf[0], {TokenType.WITH}) if leaf else None
+            first = keyword if keyword is not None else first
+        return first
+
+    def query_range(self, node: exp.Expression) -> Range | None:
+        """A query's tokens; a parenthesised one with its parentheses and alias."""
+        first = self.query_first(node)
+        if first is None:
+            return self.leaves(node)
+        found = self.leaves(node)
+        last = found[1] if found else first
+        if isinstance(node, exp.Subquery) and self.index.is_open(first):
+            last = max(last, self.index.partners[first])
+        return self.balanced(first, last)
+
+    # --- clauses -----------------------------------------------------------------------
+
+    def clause(
+        self,
+        node: exp.Expression | None,
+        keywords: Collection[TokenType],
+        items: Sequence[exp.Expression],
+    ) -> Clause | None:
+        """The clause of `node` (an Order, Group, Where, ...) that starts with one of
+        `keywords`, with one span per item."""
+        if node is None:
+            return None
+        found = self.leaves(node)
+        keyword = self.index.find_back(found[0] + 1, keywords) if found else None
+        if keyword is None:
+            return None
+        last = max(self.index.clause_end(keyword), found[1])
+        return Clause(self.index.span(keyword, last), self.items(keyword + 1, last, items))
+
+    def items(self, first: int, last: int, items: Sequence[exp.Expression]) -> tuple[Span | None, ...]:
+        pieces = self.index.split(first, last) if first <= last else []
+        if len(pieces) == len(items):
+            return tuple(self.index.span(a, b) for a, b in pieces)
+        return tuple(self.extent(item) for item in items)
+
+    def select_list(self, select: exp.Select) -> Clause | None:
+        """SELECT [DISTINCT] and the select items."""
+        anchor = self.selects.get(id(select))
+        if anchor is None:
+            return None
+        first = anchor + 1
+        while self.index.type(first) in (TokenType.HINT, TokenType.DISTINCT, TokenType.ALL):
+            first += 1
+        last = self.index.clause_end(first - 1)
+        found = self.leaves(exp.Tuple(expressions=list(select.expressions)))
+        if found and found[1] > last:
+            last = found[1]
+        return Clause(self.index.span(anchor, max(last, anchor)), self.items(first, last, select.expressions))
+
+    def keyword_after_select(self, select: exp.Select, kind: TokenType) -> Span | None:
+        """A word right after SELECT (its hint skipped): `DISTINCT`, or the hint itself."""
+        anchor = self.selects.get(id(select))
+        if anchor is None:
+            return None
+        i = anchor + 1
+        if kind != TokenType.HINT and self.index.type(i) == TokenType.HINT:
+            i += 1
+        return self.index.span(i, i) if self.index.type(i) == kind else None
+
+    def from_items(self, select: exp.Select) -> tuple[Span | None, ...]:
+        """One span per relation of the FROM clause: the first table, then each join with its
+        keywords (or comma) and its ON/USING condition."""
+        from_ = select.args.get("from_")
+        joins = list(select.args.get("joins") or [])
+        wanted = [from_.this, *joins] if from_ is not None else joins
+        found = self.leaves(from_) if from_ is not None else None
+        keyword = self.index.find_back(found[0] + 1, {TokenType.FROM}) if found else None
+        if keyword is None:
+            return tuple(self.extent(node) for node in wanted)
+        last = max(self.index.clause_end(keyword), found[1])
+        if joins:
+            tail = self.leaves(joins[-1])
+            last = max(last, tail[1]) if tail else last
+        pieces = self.relation_pieces(keyword + 1, last)
+        if len(pieces) != len(wanted):
+            return tuple(self.extent(node) for node in wanted)
+        return tuple(self.index.span(a, b) for a, b in pieces)
+
+    def relation_pieces(self, first: int, last: int) -> list[Range]:
+        """Split a FROM clause at its commas and at the words that start each join."""
+        index = self.index
+        starts = [first]
+        i = first
+        while i <= last:
+            if i > first and (index.type(i) == TokenType.COMMA or (
+                index.join_start(i) and index.type(i - 1) not in _JOIN_WORD_TYPES
+            )):
+                starts.append(i)
+            i = index.close_of(i) + 1
+        return [(a, b - 1) for a, b in zip(starts, [*starts[1:], last + 1])]
+
+    def limit(self, query: exp.Expression) -> Span | None:
+        """LIMIT n [OFFSET m] (or OFFSET alone)."""
+        parts = [query.args.get("limit"), query.args.get("offset")]
+        spans = [
+            self.clause(part, {TokenType.LIMIT, TokenType.OFFSET}, ()) for part in parts if part
+        ]
+        spans = [s.span for s in spans if s is not None]
+        if not spans:
+            return None
+        return Span(min(s.start for s in spans), max(s.end for s in spans))
+
+    def operator_before(self, query: exp.Expression) -> Span | None:
+        """`UNION ALL`, `EXCEPT`, ...: the words before a right-hand query of a set
+        operation."""
+        right = self.query_first(query)
+        if right is None:
+            return None
+        first = right - 1
+        while self.index.type(first) not in SET_OPERATORS and first > right - 4:
+            first -= 1
+        if self.index.type(first) not in SET_OPERATORS:
+            return None
+        return self.index.span(first, right - 1)
+
+    def window(self, node: exp.Window) -> WindowSpans:
+        over = self.over(node)
+        if over is None:
+            return WindowSpans(None, None, None)
+        first, last = over
+        inside = (first + 2, last - 1) if self.index.is_open(first + 1) else (last + 1, last)
+        return WindowSpans(
+            self.index.span(first, last),
+            self.window_clause(inside, TokenType.PARTITION_BY, node.args.get("partition_by") or []),
+            self.window_clause(
+                inside, TokenType.ORDER_BY, (node.args.get("order") or exp.Order()).expressions
+            ),
+        )
+
+    def window_clause(
+        self, inside: Range, keyword_type: TokenType, items: Sequence[exp.Expression]
+    ) -> Clause | None:
+        keyword = self.index.find(inside[0], inside[1], {keyword_type}) if items else None
+        if keyword is None:
+            return None
+        last = min(self.index.clause_end(keyword), inside[1])
+        return Clause(self.index.span(keyword, last), self.items(keyword + 1, last, items))
+
+    def over(self, node: exp.Window) -> Range | None:
+        """OVER (...) or OVER name, found after the window's function call."""
+        call = self.leaves(node.this)
+        if call is None:
+            return None
+        keyword = self.index.find(call[1] + 1, len(self.index) - 1, {TokenType.OVER, TokenType.COMMA})
+        if keyword is None or self.index.type(keyword) != TokenType.OVER:
+            return None
+        return keyword, self.index.close_of(keyword + 1)
+
+    def explicit_nulls(self, span: Span | None) -> bool:
+        """Whether a sort key spells out NULLS FIRST / NULLS LAST (sqlglot fills the placement
+        in from the dialect's default, so the tree cannot tell)."""
+        if span is None:
+            return False
+        first = self.index.at(span.start)
+        last = self.index.at(span.end - 1)
+        words = [self.index.word(i) for i in range(first, last + 1)]
+        return any(
+            a == "NULLS" and b in ("FIRST", "LAST") for a, b in zip(words, words[1:])
+        )
+
+    def head(self, query: exp.Expression | None) -> Span | None:
+        """The statement's words before its query: `INSERT INTO t`, `CREATE VIEW v AS`."""
+        first = self.query_first(query) if query is not None else None
+        last = (first - 1) if first is not None else len(self.index) - 1
+        return self.index.span(0, last) if last >= 0 and len(self.index) else None
+
+    def whole(self) -> Span | None:
+        return self.index.span(0, len(self.index) - 1) if len(self.index) else None
+
+
+_JOIN_WORD_TYPES = frozenset({
+    TokenType.NATURAL, TokenType.INNER, TokenType.CROSS, TokenType.LEFT, TokenType.RIGHT,
+    TokenType.FULL, TokenType.OUTER, TokenType.SEMI, TokenType.ANTI,
+})
+
+
+def select_anchors(index: TokenIndex, tree: exp.Expression) -> dict[int, int]:
+    """The SELECT keyword of each Select in the tree, by `id` of the node.
+
+    A Select's keyword is the nearest SELECT before its first leaf (its WITH clause aside)
+    that no Select nested in it has claimed: nested ones are matched first, so a select list
+    that opens with a scalar subquery does not take the subquery's keyword.
+    """
+    anchors: dict[int, int] = {}
+    claimed: set[int] = set()
+    for select in reversed(list(tree.find_all(exp.Select))):  # children before parents
+        first = _first_leaf(index, select)
+        i = first
+        while i is not None:
+            i = index.find_back(i, {TokenType.SELECT})
+            if i is not None and i not in claimed:
+                anchors[id(select)] = i
+                claimed.add(i)
+                break
+    return anchors
+
+
+def _first_leaf(index: TokenIndex, select: exp.Select) -> int | None:
+    starts = [
+        position(sub)[0]
+        for key, value in select.args.items()
+        if key != "with_"
+        for arg in (value if isinstance(value, list) else [value])
+        if isinstance(arg, exp.Expression)
+        for sub in walk_positioned(arg)
+    ]
+    starts = [s for s in starts if index.tokens[index.at(s)].start == s]
+    return index.at(min(starts)) if starts else None

@@ -1,0 +1,110 @@
+"""One statement's plan: queries, INSERT ... SELECT, CREATE TABLE ... AS, CREATE VIEW.
+
+`build_statement` never raises for SQL content: text sqlglot cannot parse becomes the
+statement's `error` (with the raw file line), a statement that is not a query becomes an
+`Opaque` root, and a query construct the builder does not model becomes an `Opaque` subtree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from sqlglot import exp
+
+from sortlint.errors import UserError
+from sortlint.plan.context import Context
+from sortlint.plan.nodes import Node, Opaque, Write
+from sortlint.plan.parse import parse_unit
+from sortlint.plan.query import build_query
+from sortlint.plan.tables import TableLookup, Tables, ViewDefinition
+from sortlint.sources.units import Unit
+
+QUERIES = (exp.Query, exp.Values)
+
+
+@dataclass
+class Statement:
+    unit: Unit
+    root: Node
+    outputs: tuple[str, ...] = ()  # output column names in order; () when not known
+    defines: tuple[str, str] | None = None  # ("view" | "table", name) for the caller to register
+    error: UserError | None = None
+    view: ViewDefinition | None = None  # what a CREATE VIEW defines (see Tables.register_view)
+
+
+def build_statement(unit: Unit, tables: TableLookup, dialect: str, target: str) -> Statement:
+    try:
+        tree, spans = parse_unit(unit, dialect)
+    except UserError as error:
+        return Statement(unit, Opaque(reason="cannot parse SQL"), error=error)
+    ctx = Context(unit=unit, tables=tables, dialect=dialect, target=target, spans=spans)
+    if isinstance(tree, QUERIES):
+        built = build_query(tree, ctx, None)
+        return Statement(unit, built.node, built.columns)
+    if isinstance(tree, exp.Insert):
+        return insert(tree, ctx)
+    if isinstance(tree, exp.Create):
+        return create(tree, ctx)
+    reason = f"{statement_kind(tree)} is not a query"
+    return Statement(unit, Opaque(span=spans.whole(), reason=reason))
+
+
+def insert(tree: exp.Insert, ctx: Context) -> Statement:
+    query = tree.expression
+    target = tree.this.find(exp.Table) if tree.this is not None else None
+    if not isinstance(query, QUERIES) or target is None:
+        return Statement(ctx.unit, Opaque(span=ctx.spans.whole(), reason="an INSERT without a query"))
+    built = build_query(query, ctx.with_ctes(tree.args.get("with_")), None)
+    root = Write(children=(built.node,), span=ctx.spans.head(query), target=table_name(target), kind="insert")
+    return Statement(ctx.unit, root, built.columns)
+
+
+def create(tree: exp.Create, ctx: Context) -> Statement:
+    kind = (tree.args.get("kind") or "").upper()
+    target = tree.this.find(exp.Table) if tree.this is not None else None
+    query = tree.expression
+    if kind not in ("TABLE", "VIEW") or target is None or not isinstance(query, QUERIES):
+        reason = f"CREATE {kind} without a query"
+        return Statement(ctx.unit, Opaque(span=ctx.spans.whole(), reason=reason))
+    name = table_name(target)
+    built = build_query(query, ctx, None)
+    columns = view_columns(tree) if kind == "VIEW" else ()
+    outputs = columns or built.columns
+    write_kind = "view" if kind == "VIEW" else "table"
+    root = Write(children=(built.node,), span=ctx.spans.head(query), target=name, kind=write_kind)
+    view = ViewDefinition(name, query, ctx.unit, columns) if kind == "VIEW" else None
+    return Statement(ctx.unit, root, outputs, (write_kind, name), view=view)
+
+
+def view_columns(tree: exp.Create) -> tuple[str, ...]:
+    """`CREATE VIEW v (a, b COMMENT '...') AS ...`: the names it gives the query's outputs."""
+    schema = tree.this
+    if not isinstance(schema, exp.Schema):
+        return ()
+    return tuple(column.name for column in schema.expressions)
+
+
+def table_name(table: exp.Table) -> str:
+    return ".".join(part.lower() for part in (table.catalog, table.db, table.name) if part)
+
+
+def statement_kind(tree: exp.Expression) -> str:
+    if isinstance(tree, exp.Command):
+        return f"{tree.this.upper()} statement"
+    return f"{tree.key.upper()} statement"
+
+
+def build_statements(
+    units: Iterable[Unit], tables: Tables, dialect: str, target: str
+) -> list[Statement]:
+    """Statements in order, each view or table a statement creates registered for the next."""
+    statements = []
+    for unit in units:
+        statement = build_statement(unit, tables, dialect, target)
+        if statement.view is not None:
+            tables.register_view(statement.view)
+        elif statement.defines is not None:
+            tables.register_table(statement.defines[1], statement.outputs)
+        statements.append(statement)
+    return statements

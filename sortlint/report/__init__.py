@@ -1,0 +1,1 @@
+"""Printing findings and errors: text for people, json for tools."""

@@ -1,0 +1,136 @@
+"""Apply fixes to a file, proving each round before anything is written.
+
+A round applies every fixable finding whose edits do not overlap, then re-reads the new
+text: every statement must still parse, every statement's output columns (names, in
+order) must be what they were, the fixed findings must be gone, and no finding may
+appear that was not there before. A round that fails is retried one fix at a time; a fix
+that fails alone is dropped and reported with its reason. Rounds repeat until nothing
+fixable remains (at most `MAX_ROUNDS`, like ruff).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sortlint.linter.finding import Finding
+from sortlint.linter.repository import FileAnalysis, FileTables
+from sortlint.rewriters.edits import apply_edits, overlaps
+
+MAX_ROUNDS = 10
+Reanalyse = Callable[[str], "tuple[FileAnalysis, FileTables]"]
+
+
+@dataclass
+class Outcome:
+    """What fixing one file did."""
+
+    original: FileAnalysis
+    final: FileAnalysis
+    tables: FileTables
+    fixed: list[Finding] = field(default_factory=list)
+    dropped: list[tuple[Finding, str]] = field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        return self.final.raw != self.original.raw
+
+
+def fixable(finding: Finding, unsafe: bool) -> bool:
+    return finding.fix is not None and (unsafe or finding.fix.applicability == "safe")
+
+
+def fix_file(analysis: FileAnalysis, tables: FileTables, reanalyse: Reanalyse, unsafe: bool) -> Outcome:
+    outcome = Outcome(analysis, analysis, tables)
+    if analysis.errors:
+        return outcome  # never rewrite a file that does not parse as it is
+    refused: set[tuple] = set()
+    for _ in range(MAX_ROUNDS):
+        current = outcome.final
+        candidates = [
+            f for f in current.findings if fixable(f, unsafe) and signature(current, f) not in refused
+        ]
+        if not candidates:
+            break
+        batch = _non_overlapping(candidates)
+        proved = _try(current, batch, reanalyse)
+        if isinstance(proved, tuple):
+            outcome.final, outcome.tables = proved
+            outcome.fixed += batch
+            continue
+        for finding in batch:  # one at a time, to find the culprit
+            single = _try(current, [finding], reanalyse)
+            if isinstance(single, tuple):
+                outcome.final, outcome.tables = single
+                outcome.fixed.append(finding)
+                break
+            refused.add(signature(current, finding))
+            outcome.dropped.append((finding, single))
+    return outcome
+
+
+def _non_overlapping(findings: list[Finding]) -> list[Finding]:
+    chosen: list[Finding] = []
+    for finding in findings:
+        if not any(overlaps(finding.fix.edits, other.fix.edits) for other in chosen):
+            chosen.append(finding)
+    return chosen
+
+
+def _try(current: FileAnalysis, batch: list[Finding], reanalyse: Reanalyse):
+    """The new analysis and tables if the batch's fixes prove out, else why not."""
+    text = apply_edits(current.raw, [e for f in batch for e in f.fix.edits])
+    after, tables = reanalyse(text)
+    reason = proof_failure(current, after, batch)
+    return (after, tables) if reason is None else reason
+
+
+def proof_failure(before: FileAnalysis, after: FileAnalysis, fixed: list[Finding]) -> str | None:
+    if after.errors:
+        return f"the fixed text does not parse: {after.errors[0]}"
+    if len(after.statements) != len(before.statements):
+        return "the fix changed the number of statements"
+    for index, (old, new) in enumerate(zip(before.statements, after.statements), 1):
+        if old.outputs != new.outputs:
+            return f"statement {index}'s output columns would change from {list(old.outputs)} to {list(new.outputs)}"
+    remaining = Counter(signature(before, f) for f in before.findings)
+    remaining.subtract(signature(before, f) for f in fixed)
+    for finding in after.findings:
+        key = signature(after, finding)
+        if remaining[key] <= 0:
+            return f"the fix would leave or cause {finding.code} ({finding.message})"
+        remaining[key] -= 1
+    return None
+
+
+_LINE_REFERENCE = re.compile(r"\(line \d+\)|\(([^()]*):\d+\)")
+
+
+def signature(analysis: FileAnalysis, finding: Finding) -> tuple:
+    """A finding's identity across an edit: its statement, code and message, with line
+    numbers (which edits above it shift) left out."""
+    index = 0
+    for i, statement in enumerate(analysis.statements):
+        if statement.unit.location(0)[0] <= finding.line:
+            index = i
+    return index, finding.code, _LINE_REFERENCE.sub("", finding.message)
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Replace the file's content in one step, keeping its mode; the text keeps its own
+    newline style and final newline (it was read with newline='')."""
+    mode = path.stat().st_mode
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".sortlint")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
+            out.write(text)
+        os.chmod(temporary, mode & 0o7777)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,76 @@
+"""Query units: the text one plan is built from, and the map back to the raw file.
+
+A finding points at a raw line and a fix edits raw characters, but the text a plan is built
+from is not always a slice of the file: Jinja rendering and Python string literals shift
+offsets. Every unit therefore carries an `OffsetMap` from its own text to the raw file; for a
+statement cut out of a `.sql` file the map is a plain shift (`LinearMap`).
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Protocol
+
+
+class OffsetMap(Protocol):
+    """Maps an offset in a unit's text to the offset of the same character in the raw file."""
+
+    def to_raw(self, offset: int) -> int: ...
+
+
+@dataclass(frozen=True)
+class LinearMap:
+    """The unit's text is the raw file's text from `start` on, unchanged."""
+
+    start: int
+
+    def to_raw(self, offset: int) -> int:
+        return self.start + offset
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One statement (or pipeline) and where it came from.
+
+    `text` is what the front end parses; `start` is the raw offset of `text[0]`; `raw` is the
+    whole file. `offsets` is None for text cut verbatim from the file (a linear map from
+    `start`); front ends that transform the text supply their own map.
+    """
+
+    path: Path
+    text: str
+    start: int
+    raw: str
+    kind: str = "sql"
+    offsets: OffsetMap | None = field(default=None, compare=False, repr=False)
+
+    def raw_offset(self, offset_in_unit: int) -> int:
+        mapping = self.offsets if self.offsets is not None else LinearMap(self.start)
+        return mapping.to_raw(offset_in_unit)
+
+    def location(self, offset_in_unit: int) -> tuple[int, int]:
+        """1-based (line, column) in the raw file; a column counts characters on its line."""
+        return raw_location(self._line_starts, self.raw_offset(offset_in_unit))
+
+    @cached_property
+    def _line_starts(self) -> tuple[int, ...]:
+        return line_starts(self.raw)
+
+
+def line_starts(text: str) -> tuple[int, ...]:
+    """Offsets where each line begins. Lines end with \\n (so \\r\\n too: the \\r is the last
+    character of its line, never a line of its own)."""
+    starts = [0]
+    position = text.find("\n")
+    while position != -1:
+        starts.append(position + 1)
+        position = text.find("\n", position + 1)
+    return tuple(starts)
+
+
+def raw_location(starts: tuple[int, ...], offset: int) -> tuple[int, int]:
+    line = bisect.bisect_right(starts, offset)
+    return line, offset - starts[line - 1] + 1

@@ -1,0 +1,104 @@
+"""`sortlint check`: exit codes, output formats, selection and suppression."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from sortlint.cli import main
+
+CATALOG = "sources:\n  events:\n    columns: {host: string not null, time: timestamp not null}\n    orderings: [[host, time]]\n"
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    (tmp_path / "sortlint.yml").write_text(CATALOG)
+    (tmp_path / "good.sql").write_text("SELECT host FROM events ORDER BY time;\n")
+    (tmp_path / "bad.sql").write_text("SELECT host FROM events ORDER BY host, time;\n")
+    return tmp_path
+
+
+def test_exit_code_0_when_clean(repo, capsys):
+    assert main(["check", str(repo / "good.sql")]) == 0
+    assert capsys.readouterr().out == "All checks passed (1 file).\n"
+
+
+def test_exit_code_1_with_findings(repo, capsys):
+    assert main(["check", str(repo)]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith(f"{repo / 'bad.sql'}:1:25: SL001 ORDER BY [events.host ASC NULLS FIRST, events.time ASC NULLS FIRST] is already satisfied")
+    assert out[-1] == "Found 1 finding in 2 files."
+
+
+def test_json_output(repo, capsys):
+    assert main(["check", str(repo / "bad.sql"), "--output-format", "json"]) == 1
+    [finding] = json.loads(capsys.readouterr().out)
+    assert finding == {
+        "code": "SL001",
+        "name": "unnecessary-sort",
+        "message": finding["message"],
+        "path": str(repo / "bad.sql"),
+        "line": 1,
+        "column": 25,
+        "end_line": 1,
+        "end_column": 44,
+        "basis": "declared",
+        "fix": None,
+    }
+
+
+def test_select_and_ignore(repo, capsys):
+    assert main(["check", str(repo), "--ignore", "SL001"]) == 0
+    assert main(["check", str(repo), "--select", "SL2"]) == 0
+    assert main(["check", str(repo), "--select", "SL00"]) == 1
+
+
+def test_noqa(repo, capsys):
+    (repo / "bad.sql").write_text("SELECT host FROM events ORDER BY host, time; -- noqa: SL001\n")
+    assert main(["check", str(repo)]) == 0
+    (repo / "bad.sql").write_text("SELECT host FROM events ORDER BY host, time; -- noqa: SL003\n")
+    assert main(["check", str(repo)]) == 1
+
+
+def test_unparsable_sql_is_reported_and_other_files_still_checked(repo, capsys):
+    (repo / "broken.sql").write_text("SELECT 1;\n\nSELECT FROM WHERE ((;\n")
+    assert main(["check", str(repo)]) == 2
+    out = capsys.readouterr().out
+    assert f"{repo / 'bad.sql'}:1:25: SL001" in out
+    assert f"error: {repo / 'broken.sql'}:3: cannot parse SQL" in out
+
+
+def test_broken_catalog_exits_2_with_file_and_line(repo, capsys):
+    (repo / "sortlint.yml").write_text("sources:\n  events:\n    orderings: [[host sideways]]\n")
+    assert main(["check", str(repo)]) == 2
+    assert capsys.readouterr().err.startswith(f"error: {repo / 'sortlint.yml'}:3: ")
+
+
+def test_missing_path_exits_2(tmp_path, capsys):
+    assert main(["check", str(tmp_path / "nope.sql")]) == 2
+    assert "no such file or directory" in capsys.readouterr().err
+
+
+def test_rules_and_rule_pages(capsys):
+    assert main(["rules"]) == 0
+    assert capsys.readouterr().out.splitlines()[0].startswith("SL001  unnecessary-sort")
+    assert main(["rule", "SL103"]) == 0
+    page = capsys.readouterr().out
+    for heading in ("## What it does", "## Why it matters", "## Example", "## Fix safety"):
+        assert heading in page
+    assert main(["rule", "SL999"]) == 2
+
+
+def test_version_runs_as_a_console_script():
+    out = subprocess.run([sys.executable, "-m", "sortlint", "--version"], capture_output=True, text=True)
+    assert out.stdout.strip().startswith("sortlint ")
+
+
+def test_import_is_light():
+    code = "import sys, sortlint.cli; print(sorted(m for m in ('sqlglot','pyspark','libcst','sqlfluff') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.stdout.strip() == "[]"

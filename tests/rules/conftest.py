@@ -1,0 +1,70 @@
+"""Rule specifications run the real pipeline: a catalog and SQL files written to a
+temporary repository, checked as `sortlint check` would check them."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from sortlint.config import load_config
+from sortlint.linter.repository import check
+
+CATALOG = """
+target: {target}
+sources:
+  events:
+    columns:
+      event_id: bigint not null
+      host: string not null
+      time: timestamp not null
+      level: string
+      latency_ms: int
+      price: double
+      price_cloned: double
+    orderings:
+      - [host, time]
+    unique: [[event_id]]
+  orders:
+    columns:
+      order_id: bigint not null
+      customer_id: bigint not null
+      created_at: timestamp not null
+      amount: double
+    orderings:
+      - [created_at]
+  customers:
+    columns:
+      customer_id: bigint not null
+      name: string
+    orderings:
+      - [customer_id]
+    unique: [[customer_id]]
+    engine_known: true
+"""
+
+
+@pytest.fixture
+def lint(tmp_path: Path):
+    """`lint(sql) -> [(code, line, message)]` over one file checked with the catalog above."""
+
+    def run(sql: str, target: str = "spark", catalog: str = CATALOG) -> list[tuple[str, int, str]]:
+        (tmp_path / "sortlint.yml").write_text(textwrap.dedent(catalog).format(target=target))
+        query = tmp_path / "query.sql"
+        query.write_text(textwrap.dedent(sql).lstrip("\n"))
+        result = check([query], load_config(start_paths=[query]))
+        assert not result.errors, result.errors
+        return [(f.code, f.line, f.message) for f in result.findings]
+
+    return run
+
+
+@pytest.fixture
+def codes(lint):
+    """`codes(sql) -> [(code, line)]`, for specs about where rules fire."""
+
+    def run(sql: str, target: str = "spark") -> list[tuple[str, int]]:
+        return [(code, line) for code, line, _ in lint(sql, target)]
+
+    return run
