@@ -135,25 +135,31 @@ def _write_or_diff(outcomes, diff: bool) -> None:
 
 
 def run_explain(args) -> int:
-    from sortlint.linter.lint import analyse_statement, lint_statement
-    from sortlint.linter.repository import Result, statements
+    from sortlint.linter.lint import analyse_statement
+    from sortlint.linter.repository import check
     from sortlint.report.explain import render_statement
 
     config = _config(args, [args.file])
-    result = Result()
+    result = check([args.file], config)
     blocks = []
-    for statement in statements([args.file], config, result):
-        unit = statement.unit
-        analysis = analyse_statement(unit, statement.root, config)
-        findings = lint_statement(unit, statement.root, config)
-        line = unit.location(0)[0]
-        title = f"{unit.path}:{line}: statement (target: {config.target})"
-        line_of = lambda span, unit=unit: unit.location(span.start)[0] if span else None
-        blocks.append(render_statement(title, statement.root, analysis, findings, line_of))
+    for file in result.files:
+        for statement in file.statements:
+            unit = statement.unit
+            analysis = analyse_statement(unit, statement.root, config)
+            findings = [f for f in file.findings if _within(f, unit)]
+            title = f"{unit.path}:{unit.location(0)[0]}: statement (target: {config.target})"
+            line_of = lambda span, unit=unit: unit.location(span.start)[0] if span else None
+            blocks.append(render_statement(title, statement.root, analysis, findings, line_of))
     print("\n\n".join(blocks))
-    for error in result.errors:
+    for error in result.all_errors:
         print(f"error: {error}", file=sys.stderr)
-    return EXIT_ERROR if result.errors else EXIT_CLEAN
+    return EXIT_ERROR if result.all_errors else EXIT_CLEAN
+
+
+def _within(finding, unit) -> bool:
+    first = unit.location(0)[0]
+    last = unit.location(len(unit.text))[0]
+    return first <= finding.line <= last
 
 
 def run_rules(args) -> int:

@@ -25,7 +25,7 @@ def lint_statement(unit: Unit, root: n.Node, config: Config) -> list[Finding]:
     rules = [rule for rule in RULES if config.rule_enabled(rule.code)]
     raw_lines = unit.raw.splitlines()
     found: dict[tuple, Finding] = {}
-    for node in n.walk(root):
+    for node in own_nodes(root):
         for rule in rules:
             for finding in rule.check(node, context):
                 # A CTE read twice is built twice: report its clauses once.
@@ -33,3 +33,13 @@ def lint_statement(unit: Unit, root: n.Node, config: Config) -> list[Finding]:
                 if key not in found and not suppressed(finding, raw_lines):
                     found[key] = finding
     return sorted(found.values(), key=lambda f: f.sort_key)
+
+
+def own_nodes(root: n.Node):
+    """The statement's own nodes: an inlined view's body is linted where it is defined
+    (its spans point into that statement), not at every reader."""
+    yield root
+    for child in root.children:
+        if isinstance(child, n.Alias) and child.origin is not None:
+            continue
+        yield from own_nodes(child)

@@ -49,7 +49,7 @@ class Expr:
     @cached_property
     def key(self) -> str:
         """The canonical Spark SQL text, for people and for stable sorting."""
-        return _normalise(self.node.copy()).sql(dialect=DIALECT)
+        return _normalise(self.node.copy()).sql(dialect=DIALECT, comments=False)
 
     @cached_property
     def is_literal(self) -> bool:

@@ -344,7 +344,9 @@ NON_DETERMINISTIC = (exp.Rand, exp.Randn, exp.Uuid, exp.AggFunc, exp.Window, exp
 NULL_PRESERVING = tuple(MONOTONIC) + (exp.Abs, exp.Upper, exp.Lower, exp.Concat)
 
 
-def preserves_non_null(node: exp.Expression, type_of: Callable[[exp.Expression], "str | None"]) -> bool:
+def preserves_non_null(
+    node: exp.Expression, type_of: Callable[[exp.Expression], "str | None"]
+) -> bool:
     """Whether non-null operands always give a non-null result. A cast or a parse that
     can fail cannot promise it: TRY_CAST('abc' AS INT), and CAST outside ANSI mode, are
     NULL; a widening cast never fails."""

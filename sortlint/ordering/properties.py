@@ -5,9 +5,11 @@ A `Properties` value holds what is known about the rows flowing out of a plan no
 * constants - expressions with one value on every row (with the value when known);
 * equivalence classes - expressions equal on every row; the first member represents them;
 * orderings - the succinct set of lexicographic orderings the rows satisfy: no constants,
-  only representatives, no ordering that is a prefix of another;
+  only representatives, no ordering that is a prefix of another or ends with what
+  another begins with;
 * partition orderings - orderings that hold only inside each physical partition, where
-  rows sharing the `partitioned_by` values share a partition;
+  rows sharing the `partitioned_by` values share a partition (with no such columns known,
+  no group of rows is known to share one, and the ordering serves no requirement);
 * unique keys - sets of expressions no two rows agree on (nulls compared as equal, as
   GROUP BY and DISTINCT compare them; a SQL UNIQUE constraint lets rows with a NULL in
   the key repeat, so it counts only once its expressions are known not null);
@@ -66,7 +68,7 @@ class EquivalenceClass:
 class OrderingFact:
     keys: Ordering
     evidence: frozenset[Evidence] = NO_EVIDENCE
-    partitioned_by: frozenset[Expr] | None = None  # None: the order is global
+    partitioned_by: frozenset[Expr] | None = None  # None: the order is global; empty: unknown
 
 
 @dataclass(frozen=True)
@@ -255,12 +257,14 @@ class Properties:
                 verdict = KeyVerdict(key, normalized, kind, class_evidence | fixed[expr])
             elif key_covered is not None:
                 verdict = KeyVerdict(key, normalized, "determined", key_covered)
-            elif (determined := self.is_constant(expr, fixed.keys()))[0]:
-                verdict = KeyVerdict(key, normalized, "determined", class_evidence | determined[1])
             else:
-                verdict = KeyVerdict(key, normalized, None, class_evidence)
-                fixed[expr] = class_evidence
-                key_covered = self._covered_unique_key(fixed.keys())
+                determined, why = self.is_constant(expr, fixed.keys())
+                if determined:
+                    verdict = KeyVerdict(key, normalized, "determined", class_evidence | why)
+                else:
+                    verdict = KeyVerdict(key, normalized, None, class_evidence)
+                    fixed[expr] = class_evidence
+                    key_covered = self._covered_unique_key(fixed.keys())
             written.add(key.expr)
             verdicts.append(verdict)
         return tuple(verdicts)
@@ -660,7 +664,8 @@ def succinct(facts: Iterable[OrderingFact]) -> tuple[OrderingFact, ...]:
             for other in facts:
                 if other is facts[i] or not other.keys:
                     continue
-                if other.partitioned_by is not None and other.partitioned_by != facts[i].partitioned_by:
+                scope = other.partitioned_by
+                if scope is not None and scope != facts[i].partitioned_by:
                     continue
                 keys = _without_overlap(facts[i].keys, other.keys)
                 if keys != facts[i].keys:
@@ -705,7 +710,10 @@ class _Group:
             fact
             for fact in props.orderings
             if fact.partitioned_by is None
-            or all(e in within or props.is_constant(e)[0] for e in fact.partitioned_by)
+            or (
+                fact.partitioned_by
+                and all(e in within or props.is_constant(e)[0] for e in fact.partitioned_by)
+            )
         ]
         self.cursors = [0] * len(self.facts)
         self.leading: dict[Expr, list[int]] = {}

@@ -44,14 +44,20 @@ class Outputs:
     def named(self, name: str) -> Output | None:
         for output in self.columns:
             if output.name.lower() == name.lower():
-                return output
+                return self._unambiguous(output)
         return None
 
     def equal_to(self, expr: Expr) -> Output | None:
         for output in self.columns:
             if output.expr == expr:
-                return output
+                return self._unambiguous(output)
         return None
+
+    def _unambiguous(self, output: Output) -> Output | None:
+        """An output two columns share the name of cannot be referred to by name
+        (`SELECT * FROM a JOIN b` with `id` on both sides): the key reads the input."""
+        same = sum(1 for other in self.columns if other.name.lower() == output.name.lower())
+        return output if same == 1 else None
 
 
 @dataclass(frozen=True)

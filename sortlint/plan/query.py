@@ -6,6 +6,8 @@ building a query makes that query `Opaque`, and the enclosing query goes on.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from sqlglot import exp
 
 from sortlint.plan import organization
@@ -82,7 +84,7 @@ def build_set_operation(node: exp.SetOperation, ctx: Context, outer: Scope | Non
     )
 
 
-def set_branches(node: exp.SetOperation):
+def set_branches(node: exp.SetOperation) -> Iterator[exp.Expression]:
     """The inputs of a chain of the same associative operation (`a UNION ALL b UNION ALL c`
     is one SetOp of three); EXCEPT is not associative and keeps its two inputs."""
     for side in (node.this, node.expression):

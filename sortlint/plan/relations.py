@@ -129,7 +129,8 @@ def named(name: str, table: exp.Table, alias: str, ctx: Context, span: Span | No
             unit=view.unit, tables=ctx.tables, dialect=ctx.dialect, target=ctx.target,
             spans=view_spans(view, ctx.dialect), inlining=ctx.inlining | {name},
         )
-        inner = renamed(queries.build_query(view.query, inner_ctx, None), view.columns, None)
+        inner = queries.build_query(view.query, inner_ctx, None)
+        inner = renamed(inner, view.columns, inner_ctx.spans.head(view.query))
         return Built(
             Alias(children=(inner.node,), span=span, alias=alias, columns=inner.columns,
                   origin=view.unit),

@@ -38,7 +38,8 @@ class Scope:
     sources: tuple[Source, ...] = ()
     outer: Scope | None = None
     # A USING / NATURAL join column referenced without qualifier: the qualifier Spark reads it
-    # from (the left side of an inner or left join, the right side of a right join).
+    # from (the left side of an inner or left join, the right side of a right join), or ""
+    # when it is both sides coalesced (a full join) and so stays as written.
     merged: tuple[tuple[str, str], ...] = field(default=())
 
     def source(self, alias: str) -> Source | None:
@@ -66,13 +67,6 @@ class Scope:
         return self.source(qualifier) is not None or (
             self.outer is not None and self.outer.knows(qualifier)
         )
-
-    def certainly_has(self, name: str) -> bool:
-        """Some relation of this scope is known to have a column `name`."""
-        return any(s.has(name) for s in self.sources)
-
-    def nested(self, outer: Scope | None) -> Scope:
-        return Scope(self.sources, outer, self.merged)
 
 
 def resolve(column: exp.Column, scope: Scope) -> exp.Column:

@@ -150,7 +150,8 @@ def select_list(select: exp.Select, relation: Relation, scope: Scope, ctx: Conte
             continue
         value = written.this if isinstance(written, exp.Alias) else written
         resolved = qualify(value, scope, lateral_alias(items, scope))
-        items.append(Item(output_name(written), written, value, resolved, span,
+        text = ctx.unit.text[span.start : span.end] if span and not isinstance(written, exp.Alias) else None
+        items.append(Item(output_name(written, text), written, value, resolved, span,
                           isinstance(written, exp.Alias)))
     return SelectList(tuple(items), tuple(passthrough), len(items) if known is None else known,
                       clause.span if clause is not None else None)

@@ -10,14 +10,14 @@ parentheses and its `ASC`/`DESC`/`NULLS ...` words. When the tokens and the tree
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 
 from sqlglot import exp
 from sqlglot.tokens import TokenType
 
 from sortlint.plan.nodes import Span
-from sortlint.plan.tokens import TokenIndex
+from sortlint.plan.tokens import CLAUSE_KEYWORDS, TokenIndex
 
 Range = tuple[int, int]  # first and last token index, inclusive
 
@@ -47,7 +47,7 @@ def position(node: exp.Expression) -> Range | None:
     return None
 
 
-def walk_positioned(node: exp.Expression):
+def walk_positioned(node: exp.Expression) -> Iterator[exp.Expression]:
     """The nodes under `node` that carry a position. Hints are skipped: sqlglot parses a
     hint's text on its own, so positions inside it are not offsets into the statement."""
     for sub in node.walk(prune=lambda n: isinstance(n, exp.Hint)):
@@ -110,6 +110,9 @@ class Spans:
         if isinstance(node, exp.Lateral):
             keyword = self.index.find_back(first, {TokenType.LATERAL})
             first = keyword if keyword is not None else first
+        if isinstance(node, exp.Ordered):
+            while self.index.word(last + 1) in SORT_WORDS:
+                last += 1
         return first, last
 
     def extent(self, node: exp.Expression | None) -> Span | None:
@@ -228,9 +231,7 @@ class Spans:
         starts = [first]
         i = first
         while i <= last:
-            if i > first and (index.type(i) == TokenType.COMMA or (
-                index.join_start(i) and index.type(i - 1) not in _JOIN_WORD_TYPES
-            )):
+            if i > first and (index.type(i) == TokenType.COMMA or index.join_start(i)):
                 starts.append(i)
             i = index.close_of(i) + 1
         return [(a, b - 1) for a, b in zip(starts, [*starts[1:], last + 1])]
@@ -238,10 +239,8 @@ class Spans:
     def limit(self, query: exp.Expression) -> Span | None:
         """LIMIT n [OFFSET m] (or OFFSET alone)."""
         parts = [query.args.get("limit"), query.args.get("offset")]
-        spans = [
-            self.clause(part, {TokenType.LIMIT, TokenType.OFFSET}, ()) for part in parts if part
-        ]
-        spans = [s.span for s in spans if s is not None]
+        clauses = [self.clause(p, {TokenType.LIMIT, TokenType.OFFSET}, ()) for p in parts if p]
+        spans = [c.span for c in clauses if c is not None]
         if not spans:
             return None
         return Span(min(s.start for s in spans), max(s.end for s in spans))
@@ -287,7 +286,8 @@ class Spans:
         call = self.leaves(node.this)
         if call is None:
             return None
-        keyword = self.index.find(call[1] + 1, len(self.index) - 1, {TokenType.OVER, TokenType.COMMA})
+        stops = {TokenType.OVER, TokenType.COMMA, *CLAUSE_KEYWORDS}
+        keyword = self.index.find(call[1] + 1, len(self.index) - 1, stops)
         if keyword is None or self.index.type(keyword) != TokenType.OVER:
             return None
         return keyword, self.index.close_of(keyword + 1)
@@ -313,11 +313,6 @@ class Spans:
     def whole(self) -> Span | None:
         return self.index.span(0, len(self.index) - 1) if len(self.index) else None
 
-
-_JOIN_WORD_TYPES = frozenset({
-    TokenType.NATURAL, TokenType.INNER, TokenType.CROSS, TokenType.LEFT, TokenType.RIGHT,
-    TokenType.FULL, TokenType.OUTER, TokenType.SEMI, TokenType.ANTI,
-})
 
 
 def select_anchors(index: TokenIndex, tree: exp.Expression) -> dict[int, int]:

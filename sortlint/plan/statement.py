@@ -14,7 +14,7 @@ from sqlglot import exp
 
 from sortlint.errors import UserError
 from sortlint.plan.context import Context
-from sortlint.plan.nodes import Node, Opaque, Write
+from sortlint.plan.nodes import Node, Opaque, Span, Write
 from sortlint.plan.parse import parse_unit
 from sortlint.plan.query import build_query
 from sortlint.plan.tables import TableLookup, Tables, ViewDefinition
@@ -25,6 +25,10 @@ QUERIES = (exp.Query, exp.Values)
 
 @dataclass
 class Statement:
+    """A unit's plan and what the caller needs around it: the output names (for the fix
+    contract), what the statement defines (for the statements after it), and the error when
+    it does not parse (then `root` is an Opaque node)."""
+
     unit: Unit
     root: Node
     outputs: tuple[str, ...] = ()  # output column names in order; () when not known
@@ -34,11 +38,23 @@ class Statement:
 
 
 def build_statement(unit: Unit, tables: TableLookup, dialect: str, target: str) -> Statement:
+    """The plan of one unit, parsed with the sqlglot `dialect`; sort keys without NULLS
+    FIRST/LAST take the `target` engine's default ("spark" or "datafusion")."""
     try:
         tree, spans = parse_unit(unit, dialect)
     except UserError as error:
-        return Statement(unit, Opaque(reason="cannot parse SQL"), error=error)
+        whole = Span(0, len(unit.text))
+        return Statement(unit, Opaque(span=whole, reason="cannot parse SQL"), error=error)
     ctx = Context(unit=unit, tables=tables, dialect=dialect, target=target, spans=spans)
+    try:
+        return build_tree(tree, ctx)
+    except Exception as error:  # a builder bug must not stop the check of a repository
+        reason = f"internal error: {type(error).__name__}: {error}"
+        return Statement(unit, Opaque(span=spans.whole(), reason=reason))
+
+
+def build_tree(tree: exp.Expression, ctx: Context) -> Statement:
+    unit = ctx.unit
     if isinstance(tree, QUERIES):
         built = build_query(tree, ctx, None)
         return Statement(unit, built.node, built.columns)
@@ -47,7 +63,7 @@ def build_statement(unit: Unit, tables: TableLookup, dialect: str, target: str) 
     if isinstance(tree, exp.Create):
         return create(tree, ctx)
     reason = f"{statement_kind(tree)} is not a query"
-    return Statement(unit, Opaque(span=spans.whole(), reason=reason))
+    return Statement(unit, Opaque(span=ctx.spans.whole(), reason=reason))
 
 
 def insert(tree: exp.Insert, ctx: Context) -> Statement:

@@ -124,7 +124,10 @@ class TokenIndex:
         return None
 
     def join_start(self, i: int) -> bool:
-        """Whether a join (`LEFT SEMI JOIN`, `JOIN`, ...) starts at token i."""
+        """Whether a join (`LEFT SEMI JOIN`, `JOIN`, ...) starts at token i: a run of join
+        words ending with JOIN, not preceded by another join word."""
+        if self.type(i - 1) in JOIN_WORDS:
+            return False
         while self.type(i) in JOIN_WORDS:
             if self.type(i) == TokenType.JOIN:
                 return True

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import asdict
-
-from sortlint.linter.finding import Finding
+from sortlint.linter.finding import Finding, Fix
 
 
 def render(findings: Sequence[Finding]) -> str:
@@ -24,5 +22,22 @@ def as_json(finding: Finding) -> dict:
         "end_line": finding.end_line,
         "end_column": finding.end_column,
         "basis": finding.basis,
-        "fix": asdict(finding.fix) if finding.fix else None,
+        "fix": fix_json(finding.fix) if finding.fix else None,
+    }
+
+
+def fix_json(fix: Fix) -> dict:
+    return {
+        "applicability": fix.applicability,
+        "message": fix.message,
+        "edits": [
+            {
+                "line": e.line,
+                "column": e.column,
+                "end_line": e.end_line,
+                "end_column": e.end_column,
+                "content": e.content,
+            }
+            for e in fix.edits
+        ],
     }

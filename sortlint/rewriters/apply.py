@@ -11,7 +11,6 @@ fixable remains (at most `MAX_ROUNDS`, like ruff).
 from __future__ import annotations
 
 import os
-import re
 import tempfile
 from collections import Counter
 from collections.abc import Callable
@@ -49,11 +48,11 @@ def fix_file(analysis: FileAnalysis, tables: FileTables, reanalyse: Reanalyse, u
     outcome = Outcome(analysis, analysis, tables)
     if analysis.errors:
         return outcome  # never rewrite a file that does not parse as it is
-    refused: set[tuple] = set()
+    refused: set[tuple] = set()  # (statement, code, line, column) of fixes that failed
     for _ in range(MAX_ROUNDS):
         current = outcome.final
         candidates = [
-            f for f in current.findings if fixable(f, unsafe) and signature(current, f) not in refused
+            f for f in current.findings if fixable(f, unsafe) and _place(current, f) not in refused
         ]
         if not candidates:
             break
@@ -69,7 +68,7 @@ def fix_file(analysis: FileAnalysis, tables: FileTables, reanalyse: Reanalyse, u
                 outcome.final, outcome.tables = single
                 outcome.fixed.append(finding)
                 break
-            refused.add(signature(current, finding))
+            refused.add(_place(current, finding))
             outcome.dropped.append((finding, single))
     return outcome
 
@@ -98,27 +97,28 @@ def proof_failure(before: FileAnalysis, after: FileAnalysis, fixed: list[Finding
     for index, (old, new) in enumerate(zip(before.statements, after.statements), 1):
         if old.outputs != new.outputs:
             return f"statement {index}'s output columns would change from {list(old.outputs)} to {list(new.outputs)}"
-    remaining = Counter(signature(before, f) for f in before.findings)
-    remaining.subtract(signature(before, f) for f in fixed)
-    for finding in after.findings:
-        key = signature(after, finding)
-        if remaining[key] <= 0:
-            return f"the fix would leave or cause {finding.code} ({finding.message})"
-        remaining[key] -= 1
+    # Findings are counted per statement and rule: their messages may change (a GROUP BY
+    # that lost a key is described by its new keys), their number may not grow.
+    allowed = Counter(signature(before, f) for f in before.findings)
+    allowed.subtract(signature(before, f) for f in fixed)
+    for key, count in Counter(signature(after, f) for f in after.findings).items():
+        if count > allowed[key]:
+            statement, code = key
+            return f"the fix would leave or cause {code} in statement {statement + 1}"
     return None
 
 
-_LINE_REFERENCE = re.compile(r"\(line \d+\)|\(([^()]*):\d+\)")
+def _place(analysis: FileAnalysis, finding: Finding) -> tuple:
+    return (*signature(analysis, finding), finding.line, finding.column)
 
 
-def signature(analysis: FileAnalysis, finding: Finding) -> tuple:
-    """A finding's identity across an edit: its statement, code and message, with line
-    numbers (which edits above it shift) left out."""
+def signature(analysis: FileAnalysis, finding: Finding) -> tuple[int, str]:
+    """A finding's identity across an edit: its statement and its rule."""
     index = 0
     for i, statement in enumerate(analysis.statements):
         if statement.unit.location(0)[0] <= finding.line:
             index = i
-    return index, finding.code, _LINE_REFERENCE.sub("", finding.message)
+    return index, finding.code
 
 
 def write_atomically(path: Path, text: str) -> None:

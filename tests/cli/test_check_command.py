@@ -30,7 +30,10 @@ def test_exit_code_0_when_clean(repo, capsys):
 def test_exit_code_1_with_findings(repo, capsys):
     assert main(["check", str(repo)]) == 1
     out = capsys.readouterr().out.splitlines()
-    assert out[0].startswith(f"{repo / 'bad.sql'}:1:25: SL001 ORDER BY [events.host ASC NULLS FIRST, events.time ASC NULLS FIRST] is already satisfied")
+    assert out[0].startswith(
+        f"{repo / 'bad.sql'}:1:25: SL001 [*unsafe] ORDER BY [events.host ASC NULLS FIRST, "
+        "events.time ASC NULLS FIRST] is already satisfied by its input: declared ordering"
+    )
     assert out[-1] == "Found 1 finding in 2 files."
 
 
@@ -47,7 +50,11 @@ def test_json_output(repo, capsys):
         "end_line": 1,
         "end_column": 44,
         "basis": "declared",
-        "fix": None,
+        "fix": {
+            "applicability": "unsafe",
+            "message": "remove the ORDER BY",
+            "edits": [{"line": 1, "column": 24, "end_line": 1, "end_column": 44, "content": ""}],
+        },
     }
 
 

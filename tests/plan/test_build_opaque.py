@@ -138,3 +138,6 @@ ODD_SQL = [
 def test_nothing_raises(sql):
     statement = build(sql)
     assert statement.error is not None or render(statement.root)
+    assert not any(
+        isinstance(n, Opaque) and n.reason.startswith("internal error") for n in walk(statement.root)
+    )

@@ -101,6 +101,8 @@ def test_a_view_column_list_renames_its_outputs():
                              tables, "spark", "spark")
     assert create.outputs == ("h", "t")
     tables.register_view(create.view)
+    reader = build("SELECT h FROM v", tables)
+    assert all(node.span is not None for node in walk(reader.root))
     assert plan("SELECT h FROM v", tables) == expected(f"""
         Project [v.h AS h]
           Alias v (h, t) (view)

@@ -163,6 +163,13 @@ def test_distinct_set_operations_repartition_values_and_writes():
     assert spans_of(rows, Values) == ["VALUES (1), (2) AS t(x)"]
 
 
+def test_a_hint_is_one_token_and_positions_inside_it_are_ignored():
+    statement = build("SELECT /*+ REPARTITION(8, host) */ host FROM events ORDER BY host")
+    assert spans_of(statement, Repartition) == ["/*+ REPARTITION(8, host) */"]
+    assert spans_of(statement, Project) == ["SELECT /*+ REPARTITION(8, host) */ host"]
+    assert spans_of(statement, Sort) == ["ORDER BY host"]
+
+
 def test_every_node_has_a_span():
     statement = build("""
         WITH c AS (SELECT host, count(*) AS n FROM events GROUP BY host)

@@ -35,7 +35,7 @@ from sortlint.linter.finding import Finding
 from sortlint.linter.redundancy import describe
 from sortlint.ordering import Expr, KeyVerdict, SortKey
 from sortlint.plan import nodes as n
-from sortlint.rewriters.names import alias_needed
+from sortlint.rewriters.names import UnknownName, alias_needed, spark_output_name
 from sortlint.rewriters.sql_edits import remove_items, replace
 
 CODE = "SL103"
@@ -65,12 +65,25 @@ def _fix(node: n.Aggregate, verdicts: Sequence[KeyVerdict], index: int, context:
     replacement = _replacement(verdicts, index, node, context)
     edits = remove_items(context.unit, [k.span for k in node.keys], {index})
     for column in project.columns:
+        if column.span is None:
+            return None
         if column.expr == key.expr:
             if verdicts[index].redundant != "duplicate":
-                edits += replace(context.unit, column.span, f"{replacement} AS {alias_needed(column.name)}")
-        elif _reads_outside_aggregates(column.expr, key.expr) or column.span is None:
+                name = _spark_name(column, context)
+                if name is None:
+                    return None
+                edits += replace(context.unit, column.span, f"{replacement} AS {alias_needed(name)}")
+        elif _reads_outside_aggregates(column.expr, key.expr):
             return None  # the key is used in a way the rewrite cannot keep
     return context.fix(f"drop the group key {key.text}", edits, verdicts[index].evidence)
+
+
+def _spark_name(column: n.OutputColumn, context: Context) -> str | None:
+    written = context.unit.text[column.span.start : column.span.end]
+    try:
+        return spark_output_name(column.node, source=None if column.aliased else written)
+    except (UnknownName, ValueError):
+        return None
 
 
 def _select_list(node: n.Aggregate, context: Context) -> n.Project | None:

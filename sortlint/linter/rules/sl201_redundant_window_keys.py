@@ -33,7 +33,7 @@ from sortlint.linter.redundancy import describe
 from sortlint.ordering import SortKey
 from sortlint.plan import nodes as n
 from sortlint.rewriters.edits import edit
-from sortlint.rewriters.names import alias_needed
+from sortlint.rewriters.names import UnknownName, alias_needed, spark_output_name
 from sortlint.rewriters.sql_edits import remove_clause, remove_items
 
 CODE = "SL201"
@@ -87,10 +87,16 @@ def _fix(window: n.Window, function: n.WindowFunction, index: int, context: Cont
     else:
         edits = remove_items(context.unit, [item.span for item in items], {position})
     for column in _columns_showing(window, function, context):
-        if column is None:
+        if column is None or column.span is None:
             return None
         if not column.aliased:
-            edits.append(edit(context.unit, column.span.end, column.span.end, f" AS {alias_needed(column.name)}"))
+            written = context.unit.text[column.span.start : column.span.end]
+            try:
+                name = spark_output_name(column.node, source=written)
+            except (UnknownName, ValueError):
+                return None
+            alias = f" AS {alias_needed(name)}"
+            edits.append(edit(context.unit, column.span.end, column.span.end, alias))
     return context.fix(f"drop the window key {items[position].text}", edits, evidence)
 
 

@@ -1,0 +1,169 @@
+"""`sortlint check --fix`: exact rewritten text for every rule, over awkward shapes.
+
+`events` is declared ordered by (host, time); `customers` is engine-known (a bucketed,
+sorted table), so fixes resting on it are safe."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from sortlint.cli import main
+
+CATALOG = """\
+target: spark
+spark: {replace_hash_with_sort_agg: true}
+sources:
+  events:
+    columns: {event_id: bigint not null, host: string not null, time: timestamp not null, level: string, latency_ms: int}
+    orderings: [[host, time]]
+    unique: [[event_id]]
+  customers:
+    columns: {customer_id: bigint not null, region: string not null, name: string}
+    orderings: [[customer_id, region]]
+    engine_known: true
+"""
+
+
+@pytest.fixture
+def fix(tmp_path: Path):
+    def run(sql: str, *flags: str, newline: str = "\n") -> str:
+        (tmp_path / "sortlint.yml").write_text(CATALOG)
+        path = tmp_path / "q.sql"
+        path.write_bytes(sql.replace("\n", newline).encode())
+        main(["check", "--fix", *flags, str(path)])
+        return path.read_bytes().decode()
+
+    return run
+
+
+def test_sl002_removes_a_clause_that_stands_on_its_own_line(fix):
+    assert fix(
+        "SELECT count(*) AS n\n"
+        "FROM (\n"
+        "  SELECT host\n"
+        "  FROM events\n"
+        "  ORDER BY latency_ms\n"
+        ") t;\n"
+    ) == (
+        "SELECT count(*) AS n\n"
+        "FROM (\n"
+        "  SELECT host\n"
+        "  FROM events\n"
+        ") t;\n"
+    )
+
+
+def test_sl002_inline_clause_and_trailing_comment(fix):
+    assert fix(
+        "SELECT count(*) AS n FROM (SELECT host FROM events ORDER BY latency_ms) t; -- nightly\n"
+    ) == "SELECT count(*) AS n FROM (SELECT host FROM events) t; -- nightly\n"
+
+
+def test_sl001_safe_on_an_engine_known_order_keeps_limit(fix):
+    assert fix("SELECT customer_id FROM customers ORDER BY customer_id LIMIT 10") == (
+        "SELECT customer_id FROM customers LIMIT 10"
+    )
+
+
+def test_sl001_declared_order_needs_unsafe_fixes(fix):
+    sql = "SELECT host, time FROM events\nWHERE host = 'a'\nORDER BY time;\n"
+    assert fix(sql) == sql
+    assert fix(sql, "--unsafe-fixes") == "SELECT host, time FROM events\nWHERE host = 'a';\n"
+
+
+def test_sl003_drops_keys_with_their_commas_and_keeps_comments(fix):
+    assert fix(
+        "SELECT * FROM events WHERE level = 'x'\n"
+        "ORDER BY\n"
+        "  level,       -- always 'x' here\n"
+        "  latency_ms,\n"
+        "  latency_ms DESC\n"
+    ) == (
+        "SELECT * FROM events WHERE level = 'x'\n"
+        "ORDER BY\n"
+        "  -- always 'x' here\n"
+        "  latency_ms\n"
+    )
+
+
+def test_sl003_in_a_cte_with_crlf_line_endings(fix):
+    sql = "WITH t AS (\n  SELECT * FROM events WHERE level = 'x' ORDER BY latency_ms, level LIMIT 3\n)\nSELECT * FROM t\n"
+    assert fix(sql, newline="\r\n") == (
+        "WITH t AS (\r\n  SELECT * FROM events WHERE level = 'x' ORDER BY latency_ms LIMIT 3\r\n)\r\nSELECT * FROM t\r\n"
+    )
+
+
+def test_sl003_statement_ending_the_file_without_newline(fix):
+    assert fix("SELECT * FROM events WHERE level = 'x' ORDER BY level, latency_ms") == (
+        "SELECT * FROM events WHERE level = 'x' ORDER BY latency_ms"
+    )
+
+
+def test_sl101_reorders_group_by_keys_to_the_input_order(fix):
+    assert fix("SELECT region, customer_id, count(*) AS n\nFROM customers\nGROUP BY region, customer_id;\n") == (
+        "SELECT region, customer_id, count(*) AS n\nFROM customers\nGROUP BY customer_id, region;\n"
+    )
+
+
+def test_sl102_puts_the_ordered_keys_first(fix):
+    assert fix("SELECT level, host, count(*) AS n FROM events GROUP BY level, host") == (
+        "SELECT level, host, count(*) AS n FROM events GROUP BY host, level"
+    )
+
+
+def test_sl103_constant_key_becomes_its_literal(fix):
+    assert fix(
+        "SELECT host, level, count(*) AS n FROM events WHERE host = 'a' GROUP BY host, level"
+    ) == "SELECT 'a' AS host, level, count(*) AS n FROM events WHERE host = 'a' GROUP BY level"
+
+
+def test_sl103_equal_key_becomes_the_kept_key(fix):
+    assert fix(
+        "SELECT host, level AS lvl, host AS h2, count(*) AS n FROM events WHERE host = level GROUP BY host, level"
+    ) == "SELECT host, host AS lvl, host AS h2, count(*) AS n FROM events WHERE host = level GROUP BY host"
+
+
+def test_sl103_determined_key_becomes_any_value(fix):
+    assert fix(
+        "SELECT event_id, level, count(*) AS n FROM events GROUP BY event_id, level", "--unsafe-fixes"
+    ) == "SELECT event_id, any_value(level) AS level, count(*) AS n FROM events GROUP BY event_id"
+
+
+def test_sl201_drops_the_window_key_and_keeps_the_column_name(fix):
+    assert fix(
+        "SELECT host, row_number() OVER (PARTITION BY host ORDER BY host, time) AS rn FROM events"
+    ) == "SELECT host, row_number() OVER (PARTITION BY host ORDER BY time) AS rn FROM events"
+    assert fix("SELECT sum(latency_ms) OVER (PARTITION BY host, host) FROM events") == (
+        "SELECT sum(latency_ms) OVER (PARTITION BY host) AS "
+        "`sum(latency_ms) OVER (PARTITION BY host, host ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)` FROM events"
+    )
+
+
+def test_second_run_changes_nothing(fix, tmp_path):
+    once = fix("SELECT * FROM events WHERE level = 'x' ORDER BY level, latency_ms;\n")
+    assert fix(once) == once
+
+
+def test_diff_writes_nothing_and_exits_1(tmp_path, capsys):
+    (tmp_path / "sortlint.yml").write_text(CATALOG)
+    path = tmp_path / "q.sql"
+    sql = "SELECT * FROM events WHERE level = 'x' ORDER BY level, latency_ms\n"
+    path.write_text(sql)
+    assert main(["check", "--diff", str(path)]) == 1
+    assert path.read_text() == sql
+    out = capsys.readouterr().out
+    assert f"-{sql}" in out and "+SELECT * FROM events WHERE level = 'x' ORDER BY latency_ms\n" in out
+    assert out.rstrip().endswith("1 would be fixed, 0 remaining.")
+
+
+def test_file_mode_is_kept(fix, tmp_path):
+    path = tmp_path / "q.sql"
+    path.write_text("x")
+    path.chmod(0o640)
+    (tmp_path / "sortlint.yml").write_text(CATALOG)
+    path.write_text("SELECT * FROM events WHERE level = 'x' ORDER BY level, latency_ms\n")
+    main(["check", "--fix", str(path)])
+    assert path.stat().st_mode & 0o777 == 0o640
+    assert path.read_text() == "SELECT * FROM events WHERE level = 'x' ORDER BY latency_ms\n"
