@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from sortlint.config import Config
-from sortlint.linter.finding import Finding, Fix
+from sortlint.linter.finding import Edit, Finding, Fix
+from sortlint.rewriters.edits import UneditableRegion
 from sortlint.ordering import Evidence, Properties, basis_of
 from sortlint.ordering.transfer import Analysis
 from sortlint.plan import nodes as n
@@ -74,9 +75,17 @@ class Context:
             basis_of(tuple(evidence)), fix,
         )
 
-    def fix(self, message: str, edits, evidence: Iterable[Evidence] = ()) -> Fix | None:
+    def fix(
+        self, message: str, make_edits: Callable[[], list[Edit] | None], evidence: Iterable[Evidence] = ()
+    ) -> Fix | None:
         """A fix resting on `evidence`: unsafe when it needs a declaration the engine
-        does not enforce (the result is right only while the contract holds)."""
+        does not enforce (the result is right only while the contract holds).
+        `make_edits` returns the edits, or None when the rewrite is not possible; a
+        rewrite that would touch a templated region is reported as unavailable."""
+        try:
+            edits = make_edits()
+        except UneditableRegion as refusal:
+            return Fix("unavailable", f"{message}: {refusal}")
         if not edits:
             return None
         unenforced = any(e.basis == "declared" and not e.enforced for e in evidence)

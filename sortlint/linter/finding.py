@@ -23,7 +23,7 @@ class Edit:
 
 @dataclass(frozen=True)
 class Fix:
-    applicability: str  # "safe" | "unsafe"
+    applicability: str  # "safe" | "unsafe" | "unavailable" (message says why; no edits)
     message: str
     edits: tuple[Edit, ...] = ()
 

@@ -28,7 +28,7 @@ def path_line(finding: Finding) -> str:
 
 def _fix_mark(finding: Finding, unsafe: bool) -> str:
     """`[*]` when `--fix` would fix it; `[*unsafe]` when it needs `--unsafe-fixes`."""
-    if finding.fix is None:
+    if finding.fix is None or finding.fix.applicability == "unavailable":
         return ""
     if finding.fix.applicability == "safe" or unsafe:
         return " [*]"

@@ -41,7 +41,8 @@ class Outcome:
 
 
 def fixable(finding: Finding, unsafe: bool) -> bool:
-    return finding.fix is not None and (unsafe or finding.fix.applicability == "safe")
+    allowed = ("safe", "unsafe") if unsafe else ("safe",)
+    return finding.fix is not None and finding.fix.applicability in allowed
 
 
 def fix_file(analysis: FileAnalysis, tables: FileTables, reanalyse: Reanalyse, unsafe: bool) -> Outcome:

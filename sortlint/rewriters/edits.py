@@ -13,8 +13,26 @@ from sortlint.linter.finding import Edit
 from sortlint.sources.units import Unit
 
 
+class UneditableRegion(Exception):
+    """The edit would touch raw text that is not the unit's text as written (a Jinja
+    expression or tag): such a fix is reported, never applied."""
+
+
 def edit(unit: Unit, start: int, end: int, content: str) -> Edit:
-    """Replace unit text [start, end) by `content`, as an edit on the raw file."""
+    """Replace unit text [start, end) by `content`, as an edit on the raw file.
+
+    A unit's offset map may refuse a range (`uneditable(start, end)` returns why) and may
+    encode inserted text for where it lands (`encode(text)`: escapes inside a Python
+    string literal).
+    """
+    mapping = unit.offsets
+    refusal = getattr(mapping, "uneditable", None)
+    reason = refusal(start, end) if refusal else None
+    if reason:
+        raise UneditableRegion(reason)
+    encode = getattr(mapping, "encode", None)
+    if encode and content:
+        content = encode(content)
     raw_start, raw_end = unit.raw_offset(start), unit.raw_offset(end)
     line, column = unit.location(start)
     end_line, end_column = unit.location(end)

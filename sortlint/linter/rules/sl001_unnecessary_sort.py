@@ -48,7 +48,9 @@ def check(node: n.Node, context: Context) -> Iterator[Finding]:
         return
     keys = format_ordering([SortKey(item.expr, item.options) for item in node.keys])
     fix = context.fix(
-        f"remove the {node.clause}", remove_clause(context.unit, node.span), satisfaction.evidence
+        f"remove the {node.clause}",
+        lambda: remove_clause(context.unit, node.span),
+        satisfaction.evidence,
     )
     yield context.finding(
         CODE,

@@ -56,7 +56,7 @@ def check(node: n.Node, context: Context) -> Iterator[Finding]:
         return
     fix = None
     if node.clause in ("ORDER BY", "SORT BY"):  # CLUSTER BY also distributes rows
-        fix = context.fix(f"remove the {node.clause}", remove_clause(context.unit, node.span))
+        fix = context.fix(f"remove the {node.clause}", lambda: remove_clause(context.unit, node.span))
     message = f"{node.clause} has no effect: its rows feed {reason}"
     yield context.finding(CODE, NAME, node.span, message, (), fix)
 

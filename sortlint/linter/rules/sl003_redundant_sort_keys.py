@@ -47,7 +47,10 @@ def check(node: n.Node, context: Context) -> Iterator[Finding]:
     spans = [item.span for item in node.keys]
     for index in redundant:
         verdict = verdicts[index]
-        edits = remove_items(context.unit, spans, {index})
-        fix = context.fix(f"drop the sort key {texts[index]}", edits, verdict.evidence)
+        fix = context.fix(
+            f"drop the sort key {texts[index]}",
+            lambda index=index: remove_items(context.unit, spans, {index}),
+            verdict.evidence,
+        )
         message = describe(verdicts, index, texts, "sort key")
         yield context.finding(CODE, NAME, spans[index], message, verdict.evidence, fix)

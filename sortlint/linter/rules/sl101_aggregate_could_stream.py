@@ -68,8 +68,10 @@ def reorder_fix(node: n.Aggregate, leading: list[int], context: Context):
     if order == list(range(len(node.keys))):
         return None
     keys = ", ".join(node.keys[i].text for i in order)
-    edits = reorder_items(context.unit, [key.span for key in node.keys], order)
-    return context.fix(f"reorder the GROUP BY keys: {keys}", edits)
+    spans = [key.span for key in node.keys]
+    return context.fix(
+        f"reorder the GROUP BY keys: {keys}", lambda: reorder_items(context.unit, spans, order)
+    )
 
 
 def ordered_input(node: n.Node, context: Context) -> Permutation | None:

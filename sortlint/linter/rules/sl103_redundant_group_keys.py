@@ -55,6 +55,11 @@ def check(node: n.Node, context: Context) -> Iterator[Finding]:
 
 
 def _fix(node: n.Aggregate, verdicts: Sequence[KeyVerdict], index: int, context: Context):
+    message = f"drop the group key {node.keys[index].text}"
+    return context.fix(message, lambda: _edits(node, verdicts, index, context), verdicts[index].evidence)
+
+
+def _edits(node: n.Aggregate, verdicts: Sequence[KeyVerdict], index: int, context: Context):
     """Drop the key; rewrite the select items that showed it, under their old names."""
     if all(v.redundant for v in verdicts[:index]) and all(v.redundant for v in verdicts[index + 1 :]):
         return None  # the last key standing: without it the aggregate has one group
@@ -75,7 +80,7 @@ def _fix(node: n.Aggregate, verdicts: Sequence[KeyVerdict], index: int, context:
                 edits += replace(context.unit, column.span, f"{replacement} AS {alias_needed(name)}")
         elif _reads_outside_aggregates(column.expr, key.expr):
             return None  # the key is used in a way the rewrite cannot keep
-    return context.fix(f"drop the group key {key.text}", edits, verdicts[index].evidence)
+    return edits
 
 
 def _spark_name(column: n.OutputColumn, context: Context) -> str | None:

@@ -73,6 +73,12 @@ def _repeats_a_partition_key(verdicts, index: int, partition_count: int) -> bool
 
 
 def _fix(window: n.Window, function: n.WindowFunction, index: int, context: Context, evidence):
+    clauses = function.partition_by + function.order_by
+    message = f"drop the window key {clauses[index].text}"
+    return context.fix(message, lambda: _edits(window, function, index, context), evidence)
+
+
+def _edits(window: n.Window, function: n.WindowFunction, index: int, context: Context):
     """Drop the key from its list (or the whole PARTITION BY / ORDER BY when it is the
     only one), and alias an unaliased window column to the name Spark gave it before."""
     partition_count = len(function.partition_by)
@@ -97,7 +103,7 @@ def _fix(window: n.Window, function: n.WindowFunction, index: int, context: Cont
                 return None
             alias = f" AS {alias_needed(name)}"
             edits.append(edit(context.unit, column.span.end, column.span.end, alias))
-    return context.fix(f"drop the window key {items[position].text}", edits, evidence)
+    return edits
 
 
 def _order_matters(function: n.WindowFunction) -> bool:
