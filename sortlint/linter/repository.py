@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from importlib import import_module
 from pathlib import Path
 
 from sortlint.config import Config
@@ -18,7 +19,7 @@ from sortlint.linter.lint import lint_statement
 from sortlint.plan.statement import Statement, build_statement
 from sortlint.plan.tables import Tables, ViewDefinition
 from sortlint.sources.discovery import discover
-from sortlint.sources.sql_files import split_statements
+from sortlint.sources.frontends import units_of
 
 
 class RepositoryTables:
@@ -74,6 +75,19 @@ def register(tables: Tables, statement: Statement) -> None:
         tables.register_table(statement.defines[1], statement.outputs)
 
 
+def build_unit(unit, tables: FileTables, config: Config) -> Statement:
+    """A unit's plan: SQL text through the SQL builder, a DataFrame pipeline through
+    the builder of its front end (named by the unit's kind)."""
+    if unit.kind == "sql":
+        return build_statement(unit, tables, config.dialect, config.target)
+    module, function = PLAN_BUILDERS[unit.kind].split(":")
+    return getattr(import_module(module), function)(unit, tables, config)
+
+
+# unit kind -> "module:function" building its plan, for units that are not SQL text.
+PLAN_BUILDERS: dict[str, str] = {}
+
+
 @dataclass
 class FileAnalysis:
     path: Path
@@ -86,12 +100,12 @@ class FileAnalysis:
 def analyse_file(path: Path, raw: str, config: Config, tables: FileTables) -> FileAnalysis:
     result = FileAnalysis(path, raw)
     try:
-        units = split_statements(path, raw, config.dialect)
+        units = units_of(path, raw, config)
     except UserError as error:
         result.errors.append(error)
         return result
     for unit in units:
-        statement = build_statement(unit, tables, config.dialect, config.target)
+        statement = build_unit(unit, tables, config)
         if statement.error is not None:
             result.errors.append(statement.error)
             continue

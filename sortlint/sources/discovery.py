@@ -11,7 +11,7 @@ from pathlib import Path
 from sortlint.config import Config
 from sortlint.errors import UserError
 
-SUFFIXES = (".sql",)
+from sortlint.sources.frontends import SUFFIXES
 
 
 def discover(paths: Sequence[Path], config: Config) -> list[Path]:
