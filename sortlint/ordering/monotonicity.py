@@ -135,7 +135,7 @@ def infer_type(node: exp.Expression, type_of: Callable[[exp.Expression], "str | 
         return "boolean"
     if isinstance(node, (exp.Cast, exp.TryCast)):
         return type_name(node.args["to"])
-    if isinstance(node, exp.TimestampTrunc):
+    if isinstance(node, (exp.TimestampTrunc, exp.DateBin)):
         return "timestamp"
     if isinstance(node, (exp.DateTrunc, exp.TsOrDsToDate, exp.TsOrDsAdd, exp.DateAdd, exp.DateSub)):
         return "date"
@@ -305,6 +305,18 @@ def _to_date(node, analyse):
     return prop if is_temporal(type_) else UNORDERED
 
 
+def _bins(node, analyse):
+    """date_bin(stride, t[, origin]) (DataFusion's): t floored onto a grid of constant
+    stride and origin. sqlglot keeps the stride in `this`, t in `expression` and the
+    origin in `unit`."""
+    stride, _ = analyse(node.this)
+    origin = node.args.get("unit")
+    if not stride.singleton or (origin is not None and not analyse(origin)[0].singleton):
+        return UNORDERED
+    prop, type_ = analyse(node.expression)
+    return prop if is_temporal(type_) else UNORDERED
+
+
 def _shift_days(node, analyse):
     """date_add(d, n) / date_sub(d, n) with a constant n: whole days onto a date."""
     unit = node.args.get("unit")
@@ -324,6 +336,7 @@ MONOTONIC: dict[type[exp.Expression], Rule] = {
     exp.Floor: _rounds,
     exp.Ceil: _rounds,
     exp.TimestampTrunc: _follows_this(is_temporal),  # date_trunc('hour', ts)
+    exp.DateBin: _bins,                               # date_bin(INTERVAL '1' HOUR, ts)
     exp.DateTrunc: _follows_this(is_temporal),       # trunc(date, 'month')
     exp.TsOrDsToDate: _to_date,                       # to_date(ts)
     exp.Year: _follows_this(is_temporal),

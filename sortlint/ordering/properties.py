@@ -292,7 +292,7 @@ class Properties:
         satisfied = 0
         for verdict in verdicts:
             if verdict.redundant is None:
-                prop, why = group.property(verdict.normalized.expr)
+                prop, why = group.property(verdict.normalized.expr, verdict.normalized)
                 if not self._meets(prop, verdict.normalized):
                     break
                 evidence.update(why)
@@ -473,6 +473,12 @@ class Properties:
             for output in outputs[1:]:
                 cls = self._class_of.get(source)
                 result = result.with_equality(outputs[0], output, cls.evidence if cls else ())
+        for cls in self.classes:
+            # A member over projected columns stays equal to the others that survive:
+            # `WHERE a = CAST(b AS INT)`, then `SELECT a, b`.
+            members = list(dict.fromkeys(m for m in map(carried, cls.members) if m is not None))
+            for member in members[1:]:
+                result = result.with_equality(members[0], member, cls.evidence)
         for fact in self.orderings:
             keys = self._project_ordering(fact, sources, carried)
             if keys:
@@ -739,15 +745,22 @@ class _Group:
             for index in self.leading.pop(lead):
                 self._advance(index)
 
-    def property(self, expr: Expr) -> tuple[SortProperty, frozenset[Evidence]]:
+    def property(
+        self, expr: Expr, wanted: SortKey | None = None
+    ) -> tuple[SortProperty, frozenset[Evidence]]:
+        """How `expr` is ordered in the group. Several orderings may lead with it in
+        different ways (a value constant within each group of an earlier key leads in
+        every direction): the first that gives `wanted` is chosen, else the first."""
         constant, why = self.props.is_constant(expr, self.fixed)
         if constant:
             return SINGLETON, why
-        indices = self.leading.get(expr)
-        if indices:
-            index = indices[0]
-            fact = self.facts[index]
-            return SortProperty(fact.keys[self.cursors[index]].options), fact.evidence
+        leads = [
+            (SortProperty(self.facts[i].keys[self.cursors[i]].options), self.facts[i].evidence)
+            for i in self.leading.get(expr, ())
+        ]
+        if leads:
+            meets = (lead for lead in leads if wanted is None or self.props._meets(lead[0], wanted))
+            return next(meets, leads[0])
         if expr.is_column:
             return UNORDERED, NO_EVIDENCE
         used: set[Evidence] = set()

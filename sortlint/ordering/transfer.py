@@ -9,16 +9,20 @@ forgotten, never guessed.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
+import sqlglot
 from sqlglot import exp
+from sqlglot.errors import SqlglotError
 
 from sortlint.config import Config, Source
 from sortlint.ordering.expressions import Expr
 from sortlint.ordering.properties import Permutation, Properties
 from sortlint.ordering.sort import Evidence, SortKey, SortOptions
 from sortlint.plan import nodes as n
+from sortlint.plan.aggregates import is_aggregate, unwrap
 
 LineOf = Callable[["n.Span | None"], "int | None"]
 
@@ -99,7 +103,7 @@ def seed(source: Source, alias: str) -> Properties:
         partitioned_by = [column(c) for c in source.partitioned_by]
     for ordering in source.orderings:
         keys = [
-            SortKey(column(item.column), SortOptions(item.descending, item.nulls_first))
+            SortKey(declared_expr(item.column, alias, source), SortOptions(item.descending, item.nulls_first))
             for item in ordering.items
         ]
         where = f"{source.name} ({ordering.location})"
@@ -113,6 +117,30 @@ def seed(source: Source, alias: str) -> Properties:
         )
         props = props.with_unique_key([column(c) for c in unique], [evidence])
     return props
+
+
+def declared_expr(text: str, alias: str, source: Source) -> Expr:
+    """A declared ordering key, over columns qualified by `alias`: a column, or - when the text
+    names no declared column but reads as an expression over declared columns (DataFusion's
+    `WITH ORDER (a + b)`) - that expression. A backtick-quoted name such as `a + b` that is a
+    declared column stays that column."""
+    declared = {c.name for c in source.columns}
+    if not declared or text in declared:
+        return Expr.column(text, alias)
+    try:
+        node = sqlglot.parse_one(text, read="spark")
+    except SqlglotError:
+        return Expr.column(text, alias)
+    columns = list(node.find_all(exp.Column))
+    if not columns or any(c.table or c.name.lower() not in declared for c in columns):
+        return Expr.column(text, alias)
+
+    def qualified(sub: exp.Expression) -> exp.Expression:
+        if isinstance(sub, exp.Column):
+            return exp.column(sub.name.lower(), table=alias.lower() if alias else None)
+        return sub
+
+    return Expr.of(node.transform(qualified))
 
 
 def _literal(value: object) -> Expr:
@@ -166,7 +194,12 @@ def apply_predicate(props: Properties, predicate: Expr, evidence: Evidence) -> P
 
 def _project(node: n.Project, analysis: Analysis) -> Properties:
     props = _input(node, analysis)
-    mapping = [(column.expr, Expr.column(column.name)) for column in node.columns]
+    # Outputs are named; two outputs of one name (`SELECT *` over a join) cannot be told
+    # apart by a later clause, so neither carries any fact.
+    counts = Counter(column.name.lower() for column in node.columns)
+    mapping = [
+        (column.expr, Expr.column(column.name)) for column in node.columns if counts[column.name.lower()] == 1
+    ]
     for alias in getattr(node, "passthrough", ()):
         mapping += [(c, Expr.column(c.column_name)) for c in _mentioned_columns(props) if _qualifier(c) == alias]
     return props.project(mapping)
@@ -252,31 +285,174 @@ def _distinct(node: n.Distinct, analysis: Analysis) -> Properties:
 
 def _window(node: n.Window, analysis: Analysis) -> Properties:
     props = _input(node, analysis)
+    if analysis.target == "datafusion":
+        return _datafusion_window(props, node, analysis)
     for function in node.functions:
         props = _window_function(props, function, analysis)
     return props
 
 
 def _window_function(props: Properties, function: n.WindowFunction, analysis: Analysis) -> Properties:
+    """Spark: every window shuffles by its partition keys and sorts each partition."""
     partition = [key.expr for key in function.partition_by]
     order = [SortKey(item.expr, item.options) for item in function.order_by]
     evidence = _query_evidence(analysis, "window ORDER BY", function.order_span or function.span)
     requirement = [SortKey(e, SortOptions.spark()) for e in partition] + order
-    if analysis.target == "spark":
-        # Spark clusters by the partition keys, then sorts each partition.
-        if partition:
-            props = props.without_orderings().with_ordering(requirement, [evidence], partition)
-        elif order:
-            props = props.sorted_by(order, [evidence])
-    elif not props.satisfaction(order, within=partition).complete:
-        props = props.sorted_by(requirement, [evidence])
+    if partition:
+        props = props.without_orderings().with_ordering(requirement, [evidence], partition)
+    elif order:
+        props = props.sorted_by(order, [evidence])
     if function.ranking and order and not partition:
         # row_number/rank/dense_rank grow along the window's order.
-        props = props.with_ordering([SortKey(function.expr, SortOptions())], [evidence])
-        props = props.with_not_null([function.expr])
-        if isinstance(function.expr.node.this, exp.RowNumber):
-            props = props.with_unique_key([function.expr], [evidence])
+        props = _ranked(props, function, [], [evidence])
     return props
+
+
+# --- DataFusion windows -------------------------------------------------------------
+#
+# DataFusion plans one window operator per distinct (PARTITION BY, ORDER BY) of a SELECT,
+# each keeping its input's order. Its sort enforcement (`get_best_fitting_window`) runs a
+# window without a sort when the input is ordered by some permutation of all the partition
+# keys followed, inside each partition, by the window's ORDER BY - or by that ORDER BY
+# reversed, when every function of the window can be computed backwards (aggregates,
+# first/last/nth_value, lag/lead: DataFusion flips their frames). Otherwise it sorts on
+# the partition keys (ASC NULLS LAST; in the order the input already has them when it has
+# them all, else as written) and then the ORDER BY. On an unbounded input DataFusion may
+# also run a window over partially ordered partition keys (`Linear`, `PartiallySorted`);
+# sortlint does not know boundedness and models the bounded case.
+
+
+@dataclass
+class _WindowGroup:
+    partition: tuple[Expr, ...]
+    order: tuple[SortKey, ...]
+    functions: list[n.WindowFunction]
+    evidence: Evidence
+
+
+def _window_groups(node: n.Window, analysis: Analysis) -> list[_WindowGroup]:
+    groups: dict[tuple, _WindowGroup] = {}
+    for function in node.functions:
+        partition = tuple(key.expr for key in function.partition_by)
+        order = tuple(SortKey(item.expr, item.options) for item in function.order_by)
+        group = groups.get((partition, order))
+        if group is None:
+            evidence = _query_evidence(analysis, "window", function.span)
+            group = groups[(partition, order)] = _WindowGroup(partition, order, [], evidence)
+        group.functions.append(function)
+    return list(groups.values())
+
+
+def _runs_on(props: Properties, group: _WindowGroup) -> bool | None:
+    """Whether DataFusion runs the window on these rows without sorting them; None when that
+    depends on whether it can reverse a function sortlint does not know."""
+    if group.partition:
+        permutation = props.ordered_permutation(group.partition)
+        if len(permutation.indices) != len(group.partition):
+            return False
+    if props.satisfies(group.order, within=group.partition):
+        return True
+    backwards = [SortKey(k.expr, SortOptions(not k.options.descending, not k.options.nulls_first)) for k in group.order]
+    if not group.order or not props.satisfies(backwards, within=group.partition):
+        return False
+    if all(_reversible(f) for f in group.functions):
+        return True
+    return None
+
+
+# Functions DataFusion computes over the reversed order (`reverse_expr`): order-insensitive
+# aggregates as they are, first/last_value, nth_value and lag/lead with flipped frames.
+# Whether it reverses any other (ranking functions included) is not known here.
+REVERSIBLE = (
+    exp.Sum, exp.Count, exp.Min, exp.Max, exp.Avg,
+    exp.FirstValue, exp.LastValue, exp.NthValue, exp.Lag, exp.Lead,
+)
+
+
+def _reversible(function: n.WindowFunction) -> bool:
+    call = unwrap(function.expr.node.this)
+    return not function.ranking and isinstance(call, REVERSIBLE)
+
+
+def _window_sort(props: Properties, group: _WindowGroup) -> list[SortKey]:
+    """The keys of the sort DataFusion puts under a window whose input does not fit it."""
+    partition = list(group.partition)
+    permutation = props.ordered_permutation(partition)
+    if partition and len(permutation.indices) == len(partition):
+        partition = [partition[i] for i in permutation.indices]
+    keys = [SortKey(e, SortOptions.datafusion()) for e in partition]
+    return keys + [k for k in group.order if k.expr not in group.partition]
+
+
+def _datafusion_window(props: Properties, node: n.Window, analysis: Analysis) -> Properties:
+    groups = _window_groups(node, analysis)
+    fits = [_runs_on(props, g) for g in groups]
+    unfit = [g for g, fit in zip(groups, fits) if fit is False]
+    # The groups whose functions see the rows in the order the operator emits them.
+    last: list[_WindowGroup] = []
+    if None in fits:
+        out = props.without_orderings()  # sorted or not: not known
+    elif not unfit:
+        out, last = props, groups
+    elif len(unfit) == 1:
+        # One sort: the final order is its order wherever DataFusion stacks the group,
+        # provided every other group runs on the sorted rows as well.
+        sorted_ = props.sorted_by(_window_sort(props, unfit[0]), [unfit[0].evidence])
+        if all(_runs_on(sorted_, g) is True for g in groups if g is not unfit[0]):
+            out, last = sorted_, unfit
+        else:
+            out = props.without_orderings()
+    else:
+        out = props.without_orderings()  # several sorts, stacked in an order not modelled
+    for group in groups:
+        for function in group.functions:
+            out = _window_facts(out, group, function, group in last)
+    return out
+
+
+def _window_facts(props: Properties, group: _WindowGroup, function: n.WindowFunction, in_order: bool) -> Properties:
+    """What a window function's values tell about the rows (DataFusion's
+    `window_equivalence_properties`)."""
+    evidence = [group.evidence]
+    partition = list(group.partition)
+    keys: list[SortKey] | None = []
+    if partition:
+        permutation = props.ordered_permutation(partition)
+        keys = list(permutation.keys) if len(permutation.indices) == len(partition) else None
+    if function.ranking and in_order and keys is not None:
+        # row_number/rank/dense_rank grow through each partition in the order rows come.
+        return _ranked(props, function, keys, evidence)
+    if is_aggregate(unwrap(function.expr.node.this)) and _whole_partition(function):
+        # Every row of a partition sees the same frame, so the same value.
+        if not partition:
+            return props.with_constant(function.expr, None, evidence)
+        if keys is not None:
+            for descending in (False, True):
+                for nulls_first in (False, True):
+                    keys_then_value = [*keys, SortKey(function.expr, SortOptions(descending, nulls_first))]
+                    props = props.with_ordering(keys_then_value, evidence)
+    return props
+
+
+def _ranked(props: Properties, function: n.WindowFunction, partition_keys: list[SortKey], evidence) -> Properties:
+    props = props.with_ordering([*partition_keys, SortKey(function.expr, SortOptions())], evidence)
+    props = props.with_not_null([function.expr])
+    if isinstance(unwrap(function.expr.node.this), exp.RowNumber):
+        props = props.with_unique_key([*(k.expr for k in partition_keys), function.expr], evidence)
+    return props
+
+
+def _whole_partition(function: n.WindowFunction) -> bool:
+    """The frame is the whole partition: no ORDER BY and no frame, or a frame unbounded on
+    both sides."""
+    spec = function.expr.node.args.get("spec")
+    if spec is None:
+        return not function.order_by
+    start, end = spec.args.get("start"), spec.args.get("end")
+    return (
+        str(start).upper() == "UNBOUNDED" and str(spec.args.get("start_side") or "").upper() == "PRECEDING"
+        and str(end).upper() == "UNBOUNDED" and str(spec.args.get("end_side") or "").upper() == "FOLLOWING"
+    )
 
 
 def _join(node: n.Join, analysis: Analysis) -> Properties:
@@ -296,6 +472,14 @@ def _join(node: n.Join, analysis: Analysis) -> Properties:
         for left_key, right_key in node.equalities:
             props = props.with_equality(left_key, right_key, [evidence])
             props = props.with_not_null([left_key, right_key])
+    if analysis.target == "datafusion" and node.kind in ("inner", "right"):
+        # DataFusion's hash join (and nested-loop join) collects the left input and streams
+        # the right one through it: output rows come in the right (probe) side's order for
+        # INNER and RIGHT joins. The left side's order is lost; appending it to the probe
+        # side's order is valid only when a probe row meets at most one build row, which
+        # is not known here. A CROSS JOIN keeps no order.
+        for fact in right.orderings:
+            props = props.with_ordering(fact.keys, fact.evidence, fact.partitioned_by)
     return props
 
 
@@ -318,7 +502,11 @@ def _set_op(node: n.SetOp, analysis: Analysis) -> Properties:
         props = Properties.union(branches)
     else:  # INTERSECT / EXCEPT return rows of the first branch
         props = branches[0]
-    props = props.without_orderings()
+    if not (analysis.target == "datafusion" and node.kind == "union" and not node.distinct):
+        props = props.without_orderings()
+    # DataFusion's UnionExec passes every input partition through unchanged: an order all
+    # branches share holds in each partition, and a sort-preserving merge (no sort) makes it
+    # global. UNION (distinct) aggregates, INTERSECT / EXCEPT join: no order is kept.
     if node.distinct and columns:
         props = props.with_unique_key(columns, [_query_evidence(analysis, node.kind.upper(), node.span)])
     return props
