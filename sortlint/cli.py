@@ -148,8 +148,8 @@ def run_explain(args) -> int:
             analysis = analyse_statement(unit, statement.root, config)
             findings = [f for f in file.findings if _within(f, unit)]
             title = f"{unit.path}:{unit.location(0)[0]}: statement (target: {config.target})"
-            line_of = lambda span, unit=unit: unit.location(span.start)[0] if span else None
-            blocks.append(render_statement(title, statement.root, analysis, findings, line_of))
+            locate = lambda span, unit=unit: unit.location(span.start)
+            blocks.append(render_statement(title, statement.root, analysis, findings, locate))
     print("\n\n".join(blocks))
     for error in result.all_errors:
         print(f"error: {error}", file=sys.stderr)

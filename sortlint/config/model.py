@@ -29,13 +29,25 @@ class Location:
     line: int | None = None
 
     def __str__(self) -> str:
-        if self.path is not None and self.line is not None:
-            return f"{self.path}:{self.line}"
-        if self.path is not None:
-            return str(self.path)
+        path = _shown(self.path) if self.path is not None else None
+        if path is not None and self.line is not None:
+            return f"{path}:{self.line}"
+        if path is not None:
+            return str(path)
         if self.line is not None:
             return f"line {self.line}"
         return "<unknown location>"
+
+
+def _shown(path: Path) -> Path:
+    """A path as people read it in messages: relative to the working directory when the
+    file lies below it."""
+    if path.is_absolute():
+        try:
+            return path.relative_to(Path.cwd())
+        except ValueError:
+            pass
+    return path
 
 
 @dataclass(frozen=True)

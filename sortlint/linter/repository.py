@@ -18,6 +18,7 @@ from sortlint.linter.finding import Finding
 from sortlint.linter.lint import lint_statement
 from sortlint.plan.statement import Statement, build_statement
 from sortlint.plan.tables import Tables, ViewDefinition
+from sortlint.sources import dbt
 from sortlint.sources.discovery import discover
 from sortlint.sources.frontends import units_of
 
@@ -86,6 +87,8 @@ def build_unit(unit, tables: FileTables, config: Config) -> Statement:
 
 # unit kind -> "module:function" building its plan, for units that are not SQL text.
 PLAN_BUILDERS: dict[str, str] = {}
+# A dbt model's statement is SQL that also defines the model (a view or a table) for readers.
+PLAN_BUILDERS["dbt_model"] = "sortlint.sources.dbt:build_model"
 
 
 @dataclass
@@ -119,6 +122,7 @@ def analyse_file(path: Path, raw: str, config: Config, tables: FileTables) -> Fi
 class Result:
     files: list[FileAnalysis] = field(default_factory=list)
     errors: list[UserError] = field(default_factory=list)
+    config: Config | None = None  # the config the files were checked with (dbt meta merged)
 
     @property
     def findings(self) -> list[Finding]:
@@ -133,8 +137,14 @@ def check(paths: Sequence[Path], config: Config, on_file=None) -> Result:
     """Analyse every file. `on_file(analysis, tables, reanalyse)` may replace a file's
     analysis (the fixer does); `reanalyse(text)` analyses new text from the same start."""
     result = Result()
+    files = discover(paths, config)
+    # dbt projects among the files: their YAML's declarations join the catalog, and every
+    # model is known before any file is read (a file may come before the models it reads).
+    config = dbt.with_declarations(files, config)
+    result.config = config
     repository = RepositoryTables(config)
-    for path in discover(paths, config):
+    dbt.register_models(files, config, repository)
+    for path in files:
         try:
             raw = read_text(path)
         except UserError as error:

@@ -444,18 +444,22 @@ class Properties:
             sources.setdefault(normalized, []).append(output)
 
         def carried(expr: Expr) -> Expr | None:
+            """The output carrying a normalised input expression, if any."""
             outputs = sources.get(expr)
             if outputs:
                 return outputs[0]
             if expr.is_column or expr.is_literal:
                 return None
-            # An expression over input columns that are all carried is an expression
-            # over the outputs: `date_trunc('hour', time)` with `time AS t`.
-            replaced = {c: carried(c) for c in expr.columns}
-            if not replaced or any(v is None for v in replaced.values()):
+            return over_outputs(expr)
+
+        def over_outputs(expr: Expr) -> Expr | None:
+            """An expression over input columns that are all carried, as an expression
+            over the outputs: `date_trunc('hour', time)` with `time AS t`."""
+            outputs = {c: sources.get(self.normalize_expr(c)[0]) for c in expr.columns}
+            if not outputs or not all(outputs.values()):
                 return None
             node = expr.node.transform(
-                lambda n: replaced[Expr.of(n)].node.copy() if isinstance(n, exp.Column) else n
+                lambda n: outputs[Expr.of(n)][0].node.copy() if isinstance(n, exp.Column) else n
             )
             return Expr.of(node)
 
@@ -476,7 +480,9 @@ class Properties:
         for cls in self.classes:
             # A member over projected columns stays equal to the others that survive:
             # `WHERE a = CAST(b AS INT)`, then `SELECT a, b`.
-            members = list(dict.fromkeys(m for m in map(carried, cls.members) if m is not None))
+            members = [carried(cls.representative)]
+            members += [over_outputs(m) for m in cls.members if not m.is_column]
+            members = list(dict.fromkeys(m for m in members if m is not None))
             for member in members[1:]:
                 result = result.with_equality(members[0], member, cls.evidence)
         for fact in self.orderings:

@@ -103,7 +103,10 @@ def seed(source: Source, alias: str) -> Properties:
         partitioned_by = [column(c) for c in source.partitioned_by]
     for ordering in source.orderings:
         keys = [
-            SortKey(declared_expr(item.column, alias, source), SortOptions(item.descending, item.nulls_first))
+            SortKey(
+                declared_expr(item.column, alias, source),
+                SortOptions(item.descending, item.nulls_first),
+            )
             for item in ordering.items
         ]
         where = f"{source.name} ({ordering.location})"
@@ -198,7 +201,9 @@ def _project(node: n.Project, analysis: Analysis) -> Properties:
     # apart by a later clause, so neither carries any fact.
     counts = Counter(column.name.lower() for column in node.columns)
     mapping = [
-        (column.expr, Expr.column(column.name)) for column in node.columns if counts[column.name.lower()] == 1
+        (column.expr, Expr.column(column.name))
+        for column in node.columns
+        if counts[column.name.lower()] == 1
     ]
     for alias in getattr(node, "passthrough", ()):
         mapping += [(c, Expr.column(c.column_name)) for c in _mentioned_columns(props) if _qualifier(c) == alias]
@@ -352,7 +357,10 @@ def _runs_on(props: Properties, group: _WindowGroup) -> bool | None:
             return False
     if props.satisfies(group.order, within=group.partition):
         return True
-    backwards = [SortKey(k.expr, SortOptions(not k.options.descending, not k.options.nulls_first)) for k in group.order]
+    backwards = [
+        SortKey(k.expr, SortOptions(not k.options.descending, not k.options.nulls_first))
+        for k in group.order
+    ]
     if not group.order or not props.satisfies(backwards, within=group.partition):
         return False
     if all(_reversible(f) for f in group.functions):
@@ -410,7 +418,9 @@ def _datafusion_window(props: Properties, node: n.Window, analysis: Analysis) ->
     return out
 
 
-def _window_facts(props: Properties, group: _WindowGroup, function: n.WindowFunction, in_order: bool) -> Properties:
+def _window_facts(
+    props: Properties, group: _WindowGroup, function: n.WindowFunction, in_order: bool
+) -> Properties:
     """What a window function's values tell about the rows (DataFusion's
     `window_equivalence_properties`)."""
     evidence = [group.evidence]
@@ -429,12 +439,14 @@ def _window_facts(props: Properties, group: _WindowGroup, function: n.WindowFunc
         if keys is not None:
             for descending in (False, True):
                 for nulls_first in (False, True):
-                    keys_then_value = [*keys, SortKey(function.expr, SortOptions(descending, nulls_first))]
-                    props = props.with_ordering(keys_then_value, evidence)
+                    value = SortKey(function.expr, SortOptions(descending, nulls_first))
+                    props = props.with_ordering([*keys, value], evidence)
     return props
 
 
-def _ranked(props: Properties, function: n.WindowFunction, partition_keys: list[SortKey], evidence) -> Properties:
+def _ranked(
+    props: Properties, function: n.WindowFunction, partition_keys: list[SortKey], evidence: list[Evidence]
+) -> Properties:
     props = props.with_ordering([*partition_keys, SortKey(function.expr, SortOptions())], evidence)
     props = props.with_not_null([function.expr])
     if isinstance(unwrap(function.expr.node.this), exp.RowNumber):
@@ -448,10 +460,12 @@ def _whole_partition(function: n.WindowFunction) -> bool:
     spec = function.expr.node.args.get("spec")
     if spec is None:
         return not function.order_by
-    start, end = spec.args.get("start"), spec.args.get("end")
-    return (
-        str(start).upper() == "UNBOUNDED" and str(spec.args.get("start_side") or "").upper() == "PRECEDING"
-        and str(end).upper() == "UNBOUNDED" and str(spec.args.get("end_side") or "").upper() == "FOLLOWING"
+
+    def bound(name: str) -> str:
+        return str(spec.args.get(name) or "").upper()
+
+    return (bound("start"), bound("start_side"), bound("end"), bound("end_side")) == (
+        "UNBOUNDED", "PRECEDING", "UNBOUNDED", "FOLLOWING",
     )
 
 

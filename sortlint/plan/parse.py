@@ -1,6 +1,7 @@
 """Parsing a unit with sqlglot, and turning what sqlglot rejects into the user's error.
 
-The unit is tokenized once: the tokens feed sqlglot's parser and the span lookups. sqlglot
+The unit is tokenized once (or not at all, when it comes with its file's tokens): the tokens
+feed sqlglot's parser and the span lookups. sqlglot
 reports a parse error at a line and column of the statement; the error names the raw file
 line instead, through the unit's offset map.
 """
@@ -23,7 +24,7 @@ def parse_unit(unit: Unit, dialect: str) -> tuple[exp.Expression, Spans]:
     """The statement's tree and its span lookups; a UserError when sqlglot cannot read it."""
     reader = sqlglot.Dialect.get_or_raise(dialect)
     try:
-        tokens = reader.tokenize(unit.text)
+        tokens = list(unit.tokens) if unit.tokens is not None else reader.tokenize(unit.text)
     except TokenError as error:
         raise UserError(f"cannot parse SQL: {error}", unit.path, unit.location(0)[0]) from None
     try:

@@ -12,17 +12,19 @@ from sortlint.plan import nodes as n
 
 
 def render_statement(
-    title: str, root: n.Node, analysis: Analysis, findings: Sequence[Finding], line_of
+    title: str, root: n.Node, analysis: Analysis, findings: Sequence[Finding], locate
 ) -> str:
+    """`locate(span)` gives the raw (line, column) where a span starts."""
+    line_of = lambda span: locate(span)[0] if span else None  # noqa: E731
     lines = [title]
     by_line: dict[int, list[Finding]] = {}
     for finding in findings:
         by_line.setdefault(finding.line, []).append(finding)
-    _render(root, analysis, 1, lines, by_line, line_of)
+    _render(root, analysis, 1, lines, by_line, line_of, locate)
     return "\n".join(lines)
 
 
-def _render(node, analysis, depth, lines, by_line, line_of) -> None:
+def _render(node, analysis, depth, lines, by_line, line_of, locate) -> None:
     indent = "  " * depth
     line = line_of(node.span)
     where = f"  (line {line})" if line else ""
@@ -31,15 +33,19 @@ def _render(node, analysis, depth, lines, by_line, line_of) -> None:
         lines.append(f"{indent}  mode: {analysis.permutation(node).mode}")
     for text in describe_properties(analysis.of(node)):
         lines.append(f"{indent}  | {text}")
-    fired = [f for f in by_line.get(line, ()) if line and _points_into(f, node, line_of)]
+    fired = [f for f in by_line.get(line, ()) if _points_into(f, node, locate)]
     for finding in fired:
         lines.append(f"{indent}  >> {finding.code} {finding.name}: {finding.message}")
     for child in node.children:
-        _render(child, analysis, depth + 1, lines, by_line, line_of)
+        _render(child, analysis, depth + 1, lines, by_line, line_of, locate)
 
 
-def _points_into(finding: Finding, node: n.Node, line_of) -> bool:
-    return isinstance(node, (n.Sort, n.Aggregate, n.Window))
+def _points_into(finding: Finding, node: n.Node, locate) -> bool:
+    """Whether the finding points at this node's clause or at one of its keys."""
+    spans = [node.span] + [key.span for key in getattr(node, "keys", ())]
+    for function in getattr(node, "functions", ()):
+        spans += [function.span] + [k.span for k in function.partition_by + function.order_by]
+    return any(span is not None and locate(span) == (finding.line, finding.column) for span in spans)
 
 
 def describe(node: n.Node) -> str:

@@ -4,11 +4,15 @@ The split follows the dialect's own tokenizer, so a semicolon inside a string, a
 or a comment never ends a statement. A unit's text runs from its first token to its last, so
 comments and blank lines between statements belong to no unit and a file of comments only
 has none.
+
+The file is tokenized once: each unit carries its share of the file's tokens, re-based to
+its own text (`unit_tokens`), and the parser reads those instead of tokenizing again.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from pathlib import Path
 
 import sqlglot
@@ -24,10 +28,13 @@ _SKIPPED = re.compile(r"(?:\s+|--[^\n]*(?:\n|$)|/\*.*?\*/)*", re.DOTALL)
 
 def split_statements(path: Path, raw: str, dialect: str) -> list[Unit]:
     """One `Unit` per non-empty statement, its text exactly as in the file minus the `;`."""
-    return [
-        Unit(path=path, text=raw[start:end], start=start, raw=raw)
-        for start, end in statement_bounds(tokenize_file(path, raw, dialect))
-    ]
+    tokens = tokenize_file(path, raw, dialect)
+    units = []
+    for first, last in statement_runs(tokens):
+        start, end = tokens[first].start, tokens[last].end + 1
+        own = unit_tokens(raw, tokens, first, last, dialect)
+        units.append(Unit(path=path, text=raw[start:end], start=start, raw=raw, tokens=own))
+    return units
 
 
 def tokenize_file(path: Path, raw: str, dialect: str) -> list[Token]:
@@ -50,19 +57,84 @@ def failure_offset(raw: str, tokens: list[Token]) -> int:
     return _SKIPPED.match(raw, after).end()
 
 
-def statement_bounds(tokens: list[Token]) -> list[tuple[int, int]]:
-    """[start, end) of each run of tokens between semicolons."""
-    bounds: list[tuple[int, int]] = []
-    first: Token | None = None
-    last: Token | None = None
-    for token in tokens:
+def statement_runs(tokens: Sequence[Token]) -> list[tuple[int, int]]:
+    """The first and last token index of each run of tokens between semicolons."""
+    runs: list[tuple[int, int]] = []
+    first: int | None = None
+    for i, token in enumerate(tokens):
         if token.token_type == TokenType.SEMICOLON:
-            if first is not None and last is not None:
-                bounds.append((first.start, last.end + 1))
-            first = last = None
-            continue
-        first = first or token
-        last = token
-    if first is not None and last is not None:
-        bounds.append((first.start, last.end + 1))
-    return bounds
+            if first is not None:
+                runs.append((first, i - 1))
+            first = None
+        elif first is None:
+            first = i
+    if first is not None:
+        runs.append((first, len(tokens) - 1))
+    return runs
+
+
+def statement_bounds(tokens: Sequence[Token]) -> list[tuple[int, int]]:
+    """[start, end) of each run of tokens between semicolons."""
+    return [(tokens[first].start, tokens[last].end + 1) for first, last in statement_runs(tokens)]
+
+
+def unit_tokens(
+    text: str, tokens: Sequence[Token], first: int, last: int, dialect: str
+) -> tuple[Token, ...] | None:
+    """Tokens `first..last` of `text` as tokenizing that statement alone gives them.
+
+    Offsets, lines and columns count from the statement's first character instead of the
+    file's. Comments outside the statement, which the file's tokenizer hung on its first or
+    last token, are taken off again (see `_comments_before`, `_comments_after`). None when
+    the first token spans lines (a multi-line string): then where its line begins is not
+    known, and the parser tokenizes the statement itself.
+    """
+    head = tokens[first]
+    start = head.start
+    if "\n" in text[start : head.end + 1] or "\r" in text[start : head.end + 1]:
+        return None
+    line_shift = head.line - 1
+    col_shift = head.col - (head.end - start + 1)  # columns of the file's line before `start`
+    before = _comments_before(text, tokens, first, dialect)
+    after = 0
+    own = []
+    for i in range(first, last + 1):
+        token = tokens[i]
+        comments = token.comments
+        if (i == first and before) or (i == last and after):
+            comments = comments[before if i == first else 0 : len(comments) - (after if i == last else 0)]
+        own.append(Token(
+            token.token_type,
+            token.text,
+            token.line - line_shift,
+            token.col - col_shift if token.line == head.line else token.col,
+            token.start - start,
+            token.end - start,
+            list(comments),
+        ))
+    return tuple(own)
+
+
+def _comments_before(text: str, tokens: Sequence[Token], first: int, dialect: str) -> int:
+    """How many comments between the previous `;` (or the file's start) and token `first`
+    the tokenizer hung on `first`: those not on the line the `;` ends, which go to the `;`."""
+    gap_start = tokens[first - 1].end + 1 if first > 0 else 0
+    gap = text[gap_start : tokens[first].start]
+    if not gap or gap.isspace():
+        return 0
+    probe = (";" if first > 0 else "") + gap + "x"  # the same layout, first token as `x`
+    return len(_tokenize(probe, dialect)[-1].comments)
+
+
+def _comments_after(text: str, tokens: Sequence[Token], last: int, dialect: str) -> int:
+    """How many comments between token `last` and the next `;` (or the file's end) the
+    tokenizer hung on `last`: all of them."""
+    gap_end = tokens[last + 1].start if last + 1 < len(tokens) else len(text)
+    gap = text[tokens[last].end + 1 : gap_end]
+    if not gap or gap.isspace():
+        return 0
+    return len(_tokenize("(" + gap, dialect)[0].comments)  # the last token as `(`
+
+
+def _tokenize(text: str, dialect: str) -> list[Token]:
+    return sqlglot.Dialect.get_or_raise(dialect).tokenize(text)

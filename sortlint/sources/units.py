@@ -4,6 +4,8 @@ A finding points at a raw line and a fix edits raw characters, but the text a pl
 from is not always a slice of the file: Jinja rendering and Python string literals shift
 offsets. Every unit therefore carries an `OffsetMap` from its own text to the raw file; for a
 statement cut out of a `.sql` file the map is a plain shift (`LinearMap`).
+
+A unit cut from a tokenized file also carries its tokens, so the file is tokenized once.
 """
 
 from __future__ import annotations
@@ -12,7 +14,10 @@ import bisect
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from sqlglot.tokens import Token
 
 
 class OffsetMap(Protocol):
@@ -37,7 +42,9 @@ class Unit:
 
     `text` is what the front end parses; `start` is the raw offset of `text[0]`; `raw` is the
     whole file. `offsets` is None for text cut verbatim from the file (a linear map from
-    `start`); front ends that transform the text supply their own map.
+    `start`); front ends that transform the text supply their own map. `tokens`, when given,
+    are exactly what the dialect's tokenizer makes of `text` (see `sql_files.unit_tokens`);
+    None means the parser tokenizes `text` itself.
     """
 
     path: Path
@@ -46,6 +53,7 @@ class Unit:
     raw: str
     kind: str = "sql"
     offsets: OffsetMap | None = field(default=None, compare=False, repr=False)
+    tokens: tuple[Token, ...] | None = field(default=None, compare=False, repr=False)
 
     def raw_offset(self, offset_in_unit: int) -> int:
         mapping = self.offsets if self.offsets is not None else LinearMap(self.start)

@@ -92,6 +92,11 @@ def add_months(day: date, months: int) -> date:
     return day.replace(year=year, month=month, day=min(day.day, calendar.monthrange(year, month)[1]))
 
 
+def bin_minutes(value: datetime, minutes: int) -> datetime:
+    """DataFusion's date_bin with the default origin 1970-01-01: the start of the bin."""
+    return value - timedelta(minutes=value.minute % minutes, seconds=value.second)
+
+
 @dataclass(frozen=True)
 class Entry:
     sql: str
@@ -115,6 +120,7 @@ TABLE = [
     Entry("ceil(x)", "decimal(10,2)", DECIMALS, math.ceil),
     Entry("floor(a / 2)", "int", INTS, lambda v: math.floor(v / 2)),
     Entry("year(t)", "timestamp", TIMESTAMPS, lambda v: v.year),
+    Entry("date_bin(INTERVAL '15' MINUTE, t)", "timestamp", TIMESTAMPS, lambda v: bin_minutes(v, 15)),
     Entry("CAST(a AS BIGINT)", "int", INTS, lambda v: v),
     Entry("CAST(a AS DOUBLE)", "int", INTS, float),
     Entry("CAST(a AS DECIMAL(12, 2))", "int", INTS, Decimal),
@@ -239,6 +245,12 @@ def test_unknown_column_type_is_unordered():
 def test_date_trunc_of_a_string_is_unordered():
     assert verdict("date_trunc('hour', s)", {"s": "string"}) == UNORDERED
     assert verdict("to_date(s)", {"s": "string"}) == UNORDERED
+
+
+def test_date_bin_with_a_varying_stride_or_origin_is_unordered():
+    types = {"t": "timestamp", "o": "timestamp"}
+    assert verdict("date_bin(INTERVAL '1' HOUR, t, o)", types) == UNORDERED
+    assert verdict("date_bin(INTERVAL '1' HOUR, t, TIMESTAMP '2024-01-01 00:30:00')", types).ordered
 
 
 def test_to_date_with_a_format_is_unordered():

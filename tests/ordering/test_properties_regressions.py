@@ -150,3 +150,42 @@ def test_a_widening_cast_of_a_non_null_value_is_not_null():
         .sorted_by([key("CAST(a AS BIGINT)", ASC_NULLS_LAST)])
     )
     assert props.satisfies([key("CAST(a AS BIGINT)", ASC)])
+
+
+def test_projection_keeps_a_class_member_over_projected_columns():
+    # WHERE a = CAST(b AS INT), then SELECT a, b: the equality still holds on the output.
+    props = (
+        Properties(types={col("a"): "int", col("b"): "double"})
+        .with_equality(Expr.parse("CAST(b AS INT)"), col("a"))
+        .with_ordering([key("a")])
+    )
+    projected = props.project([(col("a"), col("a")), (col("b"), col("b"))])
+    cast, _ = projected.normalize_expr(Expr.parse("CAST(b AS INT)"))
+    assert cast == projected.normalize_expr(col("a"))[0]
+    assert projected.satisfies([key("CAST(b AS INT)")])
+
+
+def test_projection_of_a_class_represented_by_an_expression_of_its_member_terminates():
+    # Found by the pipeline property test: WHERE c * 2 = c puts c in a class represented
+    # by c * 2; carrying that class through a projection recursed without end.
+    props = (
+        Properties(types={col("c"): "int", col("a"): "int"})
+        .with_equality(Expr.parse("c * 2"), col("c"))
+        .with_ordering([key("a")])
+    )
+    projected = props.project([(col("c"), col("p")), (col("a"), col("a"))])
+    assert projected.satisfies([key("a")])
+    doubled, _ = projected.normalize_expr(Expr.parse("p * 2"))
+    assert doubled == projected.normalize_expr(col("p"))[0]
+
+
+def test_an_expression_leading_two_orderings_in_two_directions_meets_either():
+    # MIN(c5) OVER (PARTITION BY c1) is constant inside each c1: [c1, m] holds both ways.
+    props = (
+        Properties()
+        .with_ordering([key("c1"), key("m", ASC_NULLS_LAST)])
+        .with_ordering([key("c1"), key("m", SortOptions(descending=True, nulls_first=False))])
+    )
+    assert props.satisfies([key("c1"), key("m", ASC_NULLS_LAST)])
+    assert props.satisfies([key("c1"), key("m", SortOptions(descending=True, nulls_first=False))])
+    assert not props.satisfies([key("c1"), key("m", DESC)])

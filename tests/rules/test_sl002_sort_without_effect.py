@@ -10,7 +10,7 @@ def test_sort_feeding_a_join(codes):
 
 def test_sort_feeding_an_order_insensitive_aggregate(codes):
     assert codes("""
-        SELECT customer_id, sum(amount) AS total
+        SELECT customer_id, max(amount) AS top, count(*) AS n
         FROM (SELECT customer_id, amount FROM orders ORDER BY amount) t
         GROUP BY customer_id
     """) == [("SL002", 2)]
@@ -63,4 +63,21 @@ def test_sort_in_a_predicate_subquery(codes):
     assert codes("""
         SELECT * FROM customers
         WHERE customer_id IN (SELECT customer_id FROM orders ORDER BY amount)
+    """) == [("SL002", 2)]
+
+
+def test_floating_point_sum_depends_on_order(codes):
+    # orders.amount is a double: the order of additions changes the rounding.
+    assert codes("""
+        SELECT customer_id, sum(amount) AS total, avg(amount) AS mean
+        FROM (SELECT customer_id, amount FROM orders ORDER BY order_id) t
+        GROUP BY customer_id
+    """) == []
+
+
+def test_exact_sum_does_not_depend_on_order(codes):
+    assert codes("""
+        SELECT customer_id, sum(order_id) AS ids, count(*) AS n
+        FROM (SELECT customer_id, order_id FROM orders ORDER BY amount) t
+        GROUP BY customer_id
     """) == [("SL002", 2)]

@@ -6,7 +6,8 @@ join, an aggregate of order-insensitive functions, a set operation, DISTINCT, a 
 a later sort that overrides it, or a subquery used in a predicate.
 
 It stays quiet for a sort that feeds a write (it shapes the written files), a window, an
-order-sensitive aggregate (`first`, `last`, `collect_list`), or the final result.
+order-sensitive aggregate (`first`, `last`, `collect_list`, and `sum`/`avg` of floating-point
+or untyped values, whose rounding depends on the order of addition), or the final result.
 
 ## Why it matters
 The sort is paid for and its work is discarded by the next operator. Spark's optimizer
@@ -32,6 +33,7 @@ from collections.abc import Iterator
 from sortlint.linter.context import Context
 from sortlint.linter.finding import Finding
 from sortlint.linter.rules.sl001_unnecessary_sort import unnecessary
+from sortlint.ordering.monotonicity import FLOATING
 from sortlint.plan import nodes as n
 from sortlint.rewriters.sql_edits import remove_clause
 
@@ -61,6 +63,19 @@ def check(node: n.Node, context: Context) -> Iterator[Finding]:
     yield context.finding(CODE, NAME, node.span, message, (), fix)
 
 
+def _depends_on_order(call: n.AggregateCall, aggregate: n.Aggregate, context: Context) -> bool:
+    """Order-sensitive functions, and sums or averages of floating-point values (their
+    addition is not associative, as Spark's own EliminateSorts assumes) or of values whose
+    type is not known."""
+    if call.order_sensitive:
+        return True
+    if not call.arithmetic:
+        return False
+    operands = call.expr.children
+    types = [context.input_of(aggregate).type_of(operand) for operand in operands]
+    return any(t is None or t in FLOATING for t in types)
+
+
 def _discarded_by(consumer: n.Node | None, context: Context) -> str | None:
     if consumer is None:
         return None
@@ -68,7 +83,7 @@ def _discarded_by(consumer: n.Node | None, context: Context) -> str | None:
         if isinstance(consumer, kind):
             return reason
     if isinstance(consumer, n.Aggregate):
-        if any(call.order_sensitive for call in consumer.aggregates):
+        if any(_depends_on_order(call, consumer, context) for call in consumer.aggregates):
             return None
         return "an aggregate whose functions do not depend on row order"
     if isinstance(consumer, n.Sort) and consumer.scope == "global":
