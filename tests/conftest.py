@@ -16,7 +16,7 @@ import pytest
 from hypothesis import settings
 
 # `ci` is what `make test` runs: reproducible, and large enough to find rare shapes.
-settings.register_profile("ci", derandomize=True, max_examples=400, deadline=None)
+settings.register_profile("ci", derandomize=True, max_examples=300, deadline=None)
 settings.register_profile("dev", max_examples=150, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 

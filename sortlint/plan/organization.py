@@ -22,7 +22,7 @@ from sortlint.ordering import Expr, SortOptions
 from sortlint.plan.built import NotUnderstood
 from sortlint.plan.context import Context
 from sortlint.plan.nodes import Limit, Node, Repartition, Sort, SortItem, Span
-from sortlint.plan.scope import uncommented
+from sortlint.plan.scope import uncommented_copy
 
 
 @dataclass(frozen=True)
@@ -127,7 +127,7 @@ def over_outputs(node: exp.Expression, outputs: Outputs) -> exp.Expression | Non
             return exp.column(output.name)
     if isinstance(node, (exp.Column, exp.Query)):
         return None
-    copy = uncommented(node.copy())
+    copy = uncommented_copy(node)
     for child in list(copy.iter_expressions()):
         said = over_outputs(child, outputs)
         if said is None:

@@ -134,11 +134,13 @@ class Project:
     name: str
     model_paths: tuple[Path, ...]
     macro_paths: tuple[Path, ...]
-    vars: Mapping[str, object] = field(default_factory=dict, compare=False, hash=False)
+    vars: Mapping[str, object] = field(default_factory=dict)
     # (source name, table name) -> relation, from the `sources:` of the property files
-    sources: Mapping[tuple[str, str], Relation] = field(
-        default_factory=dict, compare=False, hash=False
-    )
+    sources: Mapping[tuple[str, str], Relation] = field(default_factory=dict)
+
+    def __hash__(self) -> int:  # renders are cached by project: every field counts
+        return hash((self.root, self.name, self.model_paths, self.macro_paths, repr(self.vars),
+                     repr(sorted(self.sources.items()))))
 
     def model(self, path: Path) -> str | None:
         """The model a file defines (its stem), or None when it is not under a model path."""
@@ -229,9 +231,13 @@ def load_project(root: Path) -> Project:
 
 
 def forget() -> None:
-    """Drop what was read of projects, so a new run sees edited project files."""
+    """Drop what was read of projects and rendered of their files, so a new run sees
+    edited project files and macros."""
+    from sortlint.sources import jinja
+
     _project_root.cache_clear()
     load_project.cache_clear()
+    jinja.render.cache_clear()
 
 
 def _paths(root: Path, data: dict, keys: Sequence[str], default: str, path: Path) -> tuple[Path, ...]:

@@ -21,8 +21,11 @@ from sortlint.sources.units import Unit
 FrontEnd = Callable[[Path, str, Config], "list[Unit] | None"]
 
 # module:function, tried in order; for SQL the first that claims the file wins.
-SQL_FRONT_ENDS: tuple[str, ...] = ("sortlint.sources.jinja:jinja_units",)
-PYTHON_FRONT_ENDS: tuple[str, ...] = ()
+SQL_FRONT_ENDS: tuple[str, ...] = (
+    "sortlint.sources.airflow:template_file_units",  # before jinja: claims only DAG templates
+    "sortlint.sources.jinja:jinja_units",
+)
+PYTHON_FRONT_ENDS: tuple[str, ...] = ("sortlint.sources.airflow:dag_units",)
 
 SUFFIXES = (".sql", ".hql", ".py")
 

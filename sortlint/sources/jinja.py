@@ -33,6 +33,7 @@ from sqlglot.errors import TokenError
 
 from sortlint.config import Config
 from sortlint.errors import UserError
+from sortlint.rewriters.edits import UneditableRegion
 from sortlint.sources import dbt
 from sortlint.sources.sql_files import failure_offset, statement_bounds
 from sortlint.sources.units import Unit, line_starts, raw_location
@@ -203,7 +204,7 @@ def statement_units(
     bounds = statement_bounds(tokens)
     units = []
     for index, (start, end) in enumerate(bounds):
-        mapping = TemplateMap.of(rendered, start, raw)
+        mapping = TemplateMap(rendered, start, raw)
         kind = dbt.MODEL_KIND if model is not None and index == len(bounds) - 1 else "sql"
         units.append(
             Unit(path, rendered.text[start:end], mapping.to_raw(0), raw, kind=kind, offsets=mapping)
@@ -219,7 +220,7 @@ def _tokenize(path: Path, raw: str, rendered: Rendered, dialect: str):
     except TokenError:
         offset = failure_offset(rendered.text, tokenizer.tokens)
         near = rendered.text[offset : offset + 30].splitlines()[0] if offset < len(rendered.text) else ""
-        line, _ = raw_location(line_starts(raw), TemplateMap.of(rendered, 0, raw).to_raw(offset))
+        line, _ = raw_location(line_starts(raw), TemplateMap(rendered, 0, raw).to_raw(offset))
         raise UserError(f"cannot tokenize the rendered SQL near {near!r}", path, line) from None
 
 
@@ -231,14 +232,13 @@ class TemplateMap:
     offsets in the file with its line breaks normalised (`crlf` says where they were not).
     """
 
-    slices: tuple[Slice, ...]
-    crlf: tuple[int, ...]
+    rendered: Rendered
     shift: int
     raw: str
 
-    @classmethod
-    def of(cls, rendered: Rendered, shift: int, raw: str) -> TemplateMap:
-        return cls(rendered.slices, rendered.crlf, shift, raw)
+    @property
+    def slices(self) -> tuple[Slice, ...]:
+        return self.rendered.slices
 
     @cached_property
     def _stops(self) -> list[int]:
@@ -270,11 +270,34 @@ class TemplateMap:
 
     def _denormalized(self, offset: int) -> int:
         """A normalised raw offset in the file as it is: one more for each \\r\\n before it."""
-        return offset + bisect.bisect_left(self.crlf, offset)
+        return offset + bisect.bisect_left(self.rendered.crlf, offset)
 
     def encode(self, text: str) -> str:
-        """Inserted text takes the file's line breaks."""
-        return text.replace("\r\n", "\n").replace("\n", "\r\n") if self.crlf else text
+        """Inserted text as written into the raw file: with the file's line breaks.
+
+        Text that repeats what an expression of the file rendered (`'EUR' AS currency`
+        where `'EUR'` came from `{{ var(...) }}`) is refused: written into the raw file it
+        would freeze one rendering of the template. Any word-bounded repetition counts, so
+        a coincidence is refused too; that only costs a fix.
+        """
+        for piece in self._expressions:
+            output = self.rendered.text[piece.start : piece.stop].strip()
+            if re.search(rf"(?<!\w){re.escape(output)}(?!\w)", text):
+                line, _ = raw_location(line_starts(self.raw), self._denormalized(piece.raw_start))
+                raise UneditableRegion(
+                    f"the new text would copy {output!r}, the output of the template "
+                    f"{self._snippet(piece)} at line {line}"
+                )
+        return text.replace("\r\n", "\n").replace("\n", "\r\n") if self.rendered.crlf else text
+
+    @cached_property
+    def _expressions(self) -> tuple[Slice, ...]:
+        """The slices an expression rendered, when their output holds a word."""
+        return tuple(
+            s
+            for s in self.slices
+            if s.kind != "literal" and re.search(r"\w", self.rendered.text[s.start : s.stop])
+        )
 
     def uneditable(self, start: int, end: int) -> str | None:
         """Why replacing rendered [start, end) would not be the same edit on the raw file:
@@ -305,13 +328,13 @@ class TemplateMap:
         )
 
     def _reason(self, piece: Slice) -> str:
-        raw_start = self._denormalized(piece.raw_start)
-        line, _ = raw_location(line_starts(self.raw), raw_start)
-        text = " ".join(self.raw[raw_start : self._denormalized(piece.raw_stop)].split())
-        text = text if len(text) <= 40 else text[:37] + "..."
-        what = {
-            "literal": "loop body",
-            "templated": "template expression",
-            "comment": "template comment",
-        }.get(piece.kind, "template tag")
-        return f"the edit would touch the {what} {text} at line {line}"
+        line, _ = raw_location(line_starts(self.raw), self._denormalized(piece.raw_start))
+        if piece.kind == "literal":
+            return f"the edit would touch text inside a {{% for %}} loop at line {line}"
+        what = {"templated": "template expression", "comment": "template comment"}
+        return f"the edit would touch the {what.get(piece.kind, 'template tag')} {self._snippet(piece)} at line {line}"
+
+    def _snippet(self, piece: Slice) -> str:
+        raw_text = self.raw[self._denormalized(piece.raw_start) : self._denormalized(piece.raw_stop)]
+        text = " ".join(raw_text.split())
+        return text if len(text) <= 40 else text[:37] + "..."

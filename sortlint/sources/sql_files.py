@@ -96,7 +96,7 @@ def unit_tokens(
     line_shift = head.line - 1
     col_shift = head.col - (head.end - start + 1)  # columns of the file's line before `start`
     before = _comments_before(text, tokens, first, dialect)
-    after = 0
+    after = _comments_after(text, tokens, last, dialect)
     own = []
     for i in range(first, last + 1):
         token = tokens[i]

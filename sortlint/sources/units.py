@@ -54,6 +54,8 @@ class Unit:
     kind: str = "sql"
     offsets: OffsetMap | None = field(default=None, compare=False, repr=False)
     tokens: tuple[Token, ...] | None = field(default=None, compare=False, repr=False)
+    # What a front end hands its plan builder along with the text (a DataFrame pipeline).
+    payload: object = field(default=None, compare=False, repr=False)
 
     def raw_offset(self, offset_in_unit: int) -> int:
         mapping = self.offsets if self.offsets is not None else LinearMap(self.start)

@@ -38,8 +38,9 @@ class ConstantsDiffer(AssertionError):
 
 
 COUNTEREXAMPLE_CONCAT = (
-    "DataFusion's claim is unsound: from c = concat(a, b) and [c, a, b] it derives the "
-    "ordering [a, b], but concat is not order-preserving across keys of different lengths. "
+    "DataFusion's claim is unsound: from c = concat(a, b) and [c, a, b] (equally "
+    "[concat(a, b), a, b]) it derives the ordering [a, b], but concat does not order rows "
+    "like [a, b] when the keys differ in length. "
     "Rows (a='ab', b='a', c='aba') then (a='a', b='bc', c='abc') are sorted by [c, a, b] "
     "and not by [a, b] ('ab' > 'a'). sortlint keeps [c, a, b] only."
 )
@@ -308,3 +309,20 @@ def test_eq_group_build(case):
             assert classes_of(props) == class_set(step["expected_classes"])
         if "expected_class_count" in step:
             assert len(props.classes) == step["expected_class_count"]
+
+
+# --- the counterexamples behind the deviations, checked --------------------------------
+
+
+def test_concat_counterexample_is_sorted_by_c_a_b_and_not_by_a_b():
+    rows = [("ab", "a"), ("a", "bc")]
+    with_c = [(a + b, a, b) for a, b in rows]
+    assert with_c == sorted(with_c)
+    assert rows != sorted(rows)
+
+
+def test_join_counterexample_is_sorted_by_a_and_not_by_a_a2():
+    left, right = [1, 1], [1, 2]
+    streamed = [(a, a2) for a in left for a2 in right]  # each probe row, then its matches
+    assert [a for a, _ in streamed] == sorted(a for a, _ in streamed)
+    assert streamed != sorted(streamed)

@@ -1,0 +1,230 @@
+"""PySpark jobs: one unit per consumed DataFrame, and one per `spark.sql` statement.
+
+The job is read by `sortlint.plan.dataframe_python` (libcst, positions kept): every
+DataFrame that is written, made a view, collected, returned, handed to unknown code or left
+unused is a *pipeline*, and becomes one unit of kind `"pyspark"` whose text is the part of
+the file its calls span (from the first line to the last, verbatim: spans are plain offsets)
+and whose payload (`Pipeline`) is what `sortlint.plan.dataframe.build_unit` builds a plan
+from. Pipelines are taken in the order they are consumed; a DataFrame two pipelines share
+belongs to the first, and the later ones build it under an `Alias` whose origin is that
+first unit, so what is found in it is reported once.
+
+The SQL of `spark.sql("...")` - a literal, an implicit concatenation, an f-string, or a name
+bound to one - is a SQL unit (kind `"sql"`) whose text is the string's value, with a map into
+the literal (`sortlint.sources.python_strings`): findings point inside the string and fixes
+are written there, escaped for its quoting. An f-string field is a placeholder, an opaque
+name no fix may edit (as for Airflow). A query built at run time (`+`, `%`, `.format`, a
+parameter) is not analysable: it becomes an opaque unit that `sortlint explain` shows, and
+reports nothing.
+
+Checking a file that never mentions Spark does not import libcst.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from sortlint.config import Config
+from sortlint.errors import UserError
+from sortlint.sources.units import Unit
+
+KIND = "pyspark"
+_MENTIONS_SPARK = re.compile(r"pyspark|\bspark\b|SparkSession|\.sql\(|\.table\(")
+
+
+class NotAnalysable:
+    """The payload of a unit that stands for code sortlint does not analyse."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+
+
+def pyspark_units(path: Path, raw: str, config: Config) -> list[Unit] | None:
+    """The file's pipelines and `spark.sql` statements, or None when it is not a PySpark job."""
+    if not _MENTIONS_SPARK.search(raw):
+        return None
+    _register_plan_builder()
+    from sortlint.plan.dataframe_python import JobReader, ReadError
+
+    try:
+        reader = JobReader(raw, lambda reader, node: _sql_text(reader, node, config.dialect))
+        reader.run()
+    except ReadError as error:
+        if "pyspark" not in raw:
+            return None  # not ours to report: another front end may say it
+        raise UserError(error.message, path, error.line) from None
+    except RecursionError:
+        return None
+    units = _sql_units(path, raw, reader, config)
+    units += _pipeline_units(path, raw, reader)
+    units.sort(key=lambda unit: unit.location(0))
+    return units
+
+
+# --- spark.sql strings ----------------------------------------------------------------------------
+
+
+def _sql_text(reader, node, dialect: str):
+    """The SQL of a string literal node, with its map into the file (None for bytes)."""
+    from sortlint.plan.dataframe_ops import SqlText
+    from sortlint.sources.python_strings import decode, is_bytes
+
+    if is_bytes(node):
+        return None
+
+    def field_text(info) -> str:
+        return _placeholder(info, reader.raw, dialect)
+
+    mapped = decode(node, reader.raw, reader.range, field_text)
+    return SqlText(mapped.text, mapped, mapped.to_raw(0), reader.range(node))
+
+
+def _placeholder(info, raw: str, dialect: str) -> str:
+    """An f-string field in SQL: kept as written inside a SQL string or comment, a word when
+    glued to one, a quoted name elsewhere - a name nothing is known about."""
+    try:
+        from sortlint.sources.airflow import UNKNOWN, SqlScanner, placeholder
+    except ImportError:  # pragma: no cover - the Airflow front end ships with sortlint
+        return "`" + info.source.replace("`", "``") + "`"
+    state = SqlScanner(info.before).state_at(len(info.before))
+    before = info.before[-1:] if info.before else ""
+    after = raw[info.raw_end] if info.raw_end < len(raw) else ""
+    return placeholder(info.source, info.source[1:-1], state, before, after, UNKNOWN, dialect)
+
+
+def _sql_units(path: Path, raw: str, reader, config: Config) -> list[Unit]:
+    """One SQL unit per statement of each analysable `spark.sql` string; the pipeline that
+    reads the string finds its unit on the `SqlText` (`units`)."""
+    import sqlglot
+    from sqlglot.errors import TokenError
+
+    from sortlint.sources.sql_files import statement_bounds
+
+    units: list[Unit] = []
+    for sql in reader.sql_texts:
+        mapped = sql.offsets
+        try:
+            tokens = sqlglot.Dialect.get_or_raise(config.dialect).tokenizer().tokenize(mapped.text)
+            bounds = statement_bounds(tokens)
+        except TokenError:
+            stripped = mapped.text.strip()
+            first = mapped.text.find(stripped) if stripped else 0
+            bounds = [(first, first + len(stripped))] if stripped else []
+        made = []
+        for start, end in bounds:
+            piece = mapped.slice(start, end)
+            made.append(Unit(path=path, text=piece.text, start=piece.to_raw(0), raw=raw, kind="sql",
+                             offsets=piece))
+        sql.units = tuple(made)
+        units += made
+    for op in reader.ops:
+        source = op.detail
+        if op.kind == "sql" and source.sql is None and op.extent is not None:
+            start, end = op.extent
+            units.append(Unit(path=path, text=raw[start:end], start=start, raw=raw, kind=KIND,
+                              payload=NotAnalysable(source.reason)))
+    return units
+
+
+# --- pipelines ------------------------------------------------------------------------------------
+
+
+def _pipeline_units(path: Path, raw: str, reader) -> list[Unit]:
+    from sortlint.plan.dataframe_ops import Pipeline
+
+    units: list[Unit] = []
+    owner_of: dict[int, Unit] = {}
+    for sink in reader.sinks:
+        if _trivial(sink):
+            continue
+        owners: dict[int, Unit] = {}
+        ranges: list[tuple[int, int]] = []
+        claimed: list = []
+        _collect(sink.op, owner_of, owners, ranges, claimed, set())
+        for span in (sink.extent, sink.call):
+            if span is not None:
+                ranges.append(span)
+        start = raw.rfind("\n", 0, min(s for s, _ in ranges)) + 1
+        end = max(e for _, e in ranges)
+        line_end = raw.find("\n", end)
+        end = len(raw) if line_end < 0 else line_end
+        payload = Pipeline(sink, owners, reader.functions)
+        unit = Unit(path=path, text=raw[start:end], start=start, raw=raw, kind=KIND, payload=payload)
+        for op in claimed:
+            owner_of[id(op)] = unit
+        units.append(unit)
+    return units
+
+
+def _trivial(sink) -> bool:
+    """A DataFrame that is only read and left unused holds nothing to lint (a `spark.sql`
+    statement is linted as SQL)."""
+    return sink.kind == "result" and not sink.op.inputs and sink.op.kind in ("table", "read", "sql", "opaque")
+
+
+def _collect(op, owner_of, owners, ranges, claimed, seen) -> None:
+    """The operations a pipeline owns (not held by an earlier one) and the text they span."""
+    if id(op) in seen:
+        return
+    seen.add(id(op))
+    if id(op) in owner_of:
+        owners[id(op)] = owner_of[id(op)]
+        return
+    claimed.append(op)
+    for span in (op.extent, op.call):
+        if span is not None:
+            ranges.append(span)
+    for arg in [*op.args, *(a for _, a in op.kwargs)]:
+        _arg_ranges(arg, ranges)
+    detail = op.detail
+    for arg in getattr(detail, "keys", ()) or ():
+        _arg_ranges(arg, ranges)
+    for span in (getattr(detail, "group_call", None),):
+        if span is not None:
+            ranges.append(span)
+    for child in op.inputs:
+        _collect(child, owner_of, owners, ranges, claimed, seen)
+
+
+def _arg_ranges(arg, ranges) -> None:
+    from sortlint.plan.dataframe_ops import CWindow, Column, PyDict, PyList
+
+    if not arg.indirect:
+        ranges.append(arg.span)
+    value = arg.value
+    if isinstance(value, PyList):
+        for item in value.items:
+            _arg_ranges(item, ranges)
+    elif isinstance(value, PyDict):
+        for key, item in value.items:
+            _arg_ranges(key, ranges)
+            _arg_ranges(item, ranges)
+    elif isinstance(value, Column):
+        for node in _walk(value.expr):
+            if isinstance(node, CWindow):
+                ranges.extend(span for _, span in node.spec.calls)
+
+
+def _walk(expr):
+    from dataclasses import fields
+
+    from sortlint.plan.dataframe_ops import CExpr
+
+    yield expr
+    for item in fields(expr):
+        value = getattr(expr, item.name)
+        values = value if isinstance(value, tuple) else (value,)
+        for sub in values:
+            if isinstance(sub, tuple):
+                for inner in sub:
+                    if isinstance(inner, CExpr):
+                        yield from _walk(inner)
+            elif isinstance(sub, CExpr):
+                yield from _walk(sub)
+
+
+def _register_plan_builder() -> None:
+    from sortlint.linter.repository import PLAN_BUILDERS
+
+    PLAN_BUILDERS.setdefault(KIND, "sortlint.plan.dataframe:build_unit")
