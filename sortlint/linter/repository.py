@@ -89,6 +89,7 @@ def build_unit(unit, tables: FileTables, config: Config) -> Statement:
 PLAN_BUILDERS: dict[str, str] = {}
 # A dbt model's statement is SQL that also defines the model (a view or a table) for readers.
 PLAN_BUILDERS["dbt_model"] = "sortlint.sources.dbt:build_model"
+PLAN_BUILDERS["pyspark"] = "sortlint.plan.dataframe:build_unit"
 
 
 @dataclass

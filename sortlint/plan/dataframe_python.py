@@ -682,7 +682,7 @@ class JobReader:
     def dataframe_method(self, op: Op, bound: Bound, args, kwargs, node, span) -> Value:
         name = bound.name
         call = (bound.dot, span[1])
-        extent = (op.extent[0] if op.extent else span[0], span[1])
+        extent = span
         if name in ("groupBy", "groupby", "rollup", "cube"):
             return Grouped(op, "groupBy" if name == "groupby" else name, args, call, bound.name_at)
         if name in TRANSFORMATIONS:
@@ -723,7 +723,7 @@ class JobReader:
         return self.opaque_method(op, bound, args, kwargs, span)
 
     def opaque_method(self, op: Op, bound: Bound, args, kwargs, span) -> Value:
-        extent = (op.extent[0] if op.extent else span[0], span[1])
+        extent = span
         for arg in [*args, *(a for _, a in kwargs)]:
             if isinstance(arg.value, DataFrame):
                 self.consume(arg.value.op)
@@ -738,7 +738,7 @@ class JobReader:
 
     def grouped_method(self, grouped: Grouped, bound: Bound, args, kwargs, span) -> Value:
         name = bound.name
-        extent = (grouped.input.extent[0] if grouped.input.extent else span[0], span[1])
+        extent = span
         if name in GROUPED_AGGREGATIONS:
             detail = AggregateDetail(name, grouped.method, grouped.keys, grouped.call, grouped.name_at)
             return DataFrame(self.new_op("agg", (grouped.input,), args, kwargs, (bound.dot, span[1]),

@@ -25,7 +25,10 @@ SQL_FRONT_ENDS: tuple[str, ...] = (
     "sortlint.sources.airflow:template_file_units",  # before jinja: claims only DAG templates
     "sortlint.sources.jinja:jinja_units",
 )
-PYTHON_FRONT_ENDS: tuple[str, ...] = ("sortlint.sources.airflow:dag_units",)
+PYTHON_FRONT_ENDS: tuple[str, ...] = (
+    "sortlint.sources.airflow:dag_units",
+    "sortlint.sources.pyspark:pyspark_units",
+)
 
 SUFFIXES = (".sql", ".hql", ".py")
 

@@ -44,7 +44,6 @@ def pyspark_units(path: Path, raw: str, config: Config) -> list[Unit] | None:
     """The file's pipelines and `spark.sql` statements, or None when it is not a PySpark job."""
     if not _MENTIONS_SPARK.search(raw):
         return None
-    _register_plan_builder()
     from sortlint.plan.dataframe_python import JobReader, ReadError
 
     try:
@@ -223,8 +222,3 @@ def _walk(expr):
             elif isinstance(sub, CExpr):
                 yield from _walk(sub)
 
-
-def _register_plan_builder() -> None:
-    from sortlint.linter.repository import PLAN_BUILDERS
-
-    PLAN_BUILDERS.setdefault(KIND, "sortlint.plan.dataframe:build_unit")

@@ -64,3 +64,12 @@ def test_group_key_equal_through_a_join(codes):
 
 def test_rollup_is_left_alone(codes):
     assert codes("SELECT level, host FROM events WHERE level = 'x' GROUP BY ROLLUP(level, host)") == []
+
+
+def test_constant_keys_say_nothing_about_key_order(codes):
+    # level is constant: host is the only ordered key that varies, and it already leads.
+    assert codes("""
+        SELECT level, host, latency_ms, count(*) FROM events
+        WHERE level = 'x'
+        GROUP BY level, host, latency_ms
+    """) == [("SL103", 3)]

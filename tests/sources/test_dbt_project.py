@@ -398,7 +398,7 @@ def test_spark_proves_every_fixed_model_keeps_its_columns_and_rows(spark, fixed_
     assert [s.name for s in raw_tables] == ["shop.orders", "shop.order_lines"]
     spark.sql("CREATE DATABASE IF NOT EXISTS shop_analytics")
     spark_support.load_catalog_data(
-        spark, Config(sources=tuple(raw_tables)), rows=1500, strings=["PAID", "EUR", "USD"]
+        spark, Config(sources=tuple(raw_tables)), rows=600, strings=["PAID", "EUR", "USD"]
     )
     original = rendered_models(root, before, config)
     fixed = rendered_models(root, after, config)

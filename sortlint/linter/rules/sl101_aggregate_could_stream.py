@@ -74,6 +74,17 @@ def reorder_fix(node: n.Aggregate, leading: list[int], context: Context):
     )
 
 
+def varying_keys(node: n.Aggregate, permutation: Permutation, context: Context) -> list[int]:
+    """The ordered keys that are not constant, in the order the input has them: a
+    constant key is ordered anywhere, so it says nothing about key order (SL103 reports it)."""
+    props = context.input_of(node)
+    return [
+        i
+        for i in permutation.indices
+        if not props.is_constant(props.normalize_expr(node.keys[i].expr)[0])[0]
+    ]
+
+
 def ordered_input(node: n.Node, context: Context) -> Permutation | None:
     """The aggregate's ordered keys, when the aggregate rules apply to it at all."""
     if context.target != "spark" or not isinstance(node, n.Aggregate):
@@ -93,7 +104,8 @@ def _why_spark_hashes(node: n.Aggregate, permutation: Permutation, context: Cont
         missing.append("spark.sql.execution.replaceHashWithSortAgg is off")
     if any(e.basis == "declared" and not e.enforced for e in permutation.evidence):
         missing.append("the ordering is declared in the catalog, not known to Spark")
-    if list(permutation.indices) != sorted(permutation.indices):
-        order = ", ".join(node.keys[i].text for i in permutation.indices)
+    ordered = varying_keys(node, permutation, context)
+    if ordered != sorted(ordered):
+        order = ", ".join(node.keys[i].text for i in ordered)
         missing.append(f"GROUP BY order differs from the input's (GROUP BY {order})")
     return missing

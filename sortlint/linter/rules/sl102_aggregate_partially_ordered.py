@@ -27,7 +27,11 @@ from collections.abc import Iterator
 
 from sortlint.linter.context import Context, because
 from sortlint.linter.finding import Finding
-from sortlint.linter.rules.sl101_aggregate_could_stream import ordered_input, reorder_fix
+from sortlint.linter.rules.sl101_aggregate_could_stream import (
+    ordered_input,
+    reorder_fix,
+    varying_keys,
+)
 from sortlint.ordering import format_ordering
 from sortlint.plan import nodes as n
 
@@ -39,9 +43,12 @@ def check(node: n.Node, context: Context) -> Iterator[Finding]:
     permutation = ordered_input(node, context)
     if permutation is None or len(permutation.indices) == len(node.keys):
         return
-    if list(permutation.indices) == list(range(len(permutation.indices))):
-        return  # the ordered keys already lead
-    ordered = ", ".join(node.keys[i].text for i in permutation.indices)
+    leading = varying_keys(node, permutation, context)
+    constant = set(permutation.indices) - set(leading)
+    varying = [i for i in range(len(node.keys)) if i not in constant]
+    if not leading or leading == varying[: len(leading)]:
+        return  # nothing ordered but constants, or the ordered keys already lead
+    ordered = ", ".join(node.keys[i].text for i in leading)
     yield context.finding(
         CODE,
         NAME,
@@ -49,5 +56,5 @@ def check(node: n.Node, context: Context) -> Iterator[Finding]:
         f"GROUP BY input is ordered by {format_ordering(permutation.keys)} "
         f"({because(permutation.evidence)}); put {ordered} first",
         permutation.evidence,
-        reorder_fix(node, list(permutation.indices), context),
+        reorder_fix(node, leading, context),
     )
