@@ -1,0 +1,43 @@
+"""The pre-commit hook, run by the real `pre-commit` tool on a throwaway repository."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CATALOG = "sources:\n  events:\n    columns: {host: string not null, time: timestamp not null}\n    orderings: [[host, time]]\n"
+
+
+def run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=900)
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    run("git", "init", "-q", cwd=tmp_path)
+    (tmp_path / "sortlint.yml").write_text(CATALOG)
+    (tmp_path / "q.sql").write_text("SELECT host FROM events WHERE host = 'a' ORDER BY host, time;\n")
+    run("git", "add", ".", cwd=tmp_path)
+    return tmp_path
+
+
+def test_hook_reports_findings_and_fails_the_commit(project, tmp_path):
+    pre_commit = Path(sys.executable).parent / "pre-commit"
+    home = tmp_path / "pre-commit-home"
+    result = subprocess.run(
+        [str(pre_commit), "try-repo", str(ROOT), "sortlint", "--files", "q.sql"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        env={"PRE_COMMIT_HOME": str(home), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
+    )
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "q.sql:1:42: SL001 [*unsafe] ORDER BY" in result.stdout
