@@ -13,10 +13,11 @@ an implicit concatenation of adjacent literals), a list or tuple of them, or a n
 once in the file to one of these (followed through simple assignments). A string ending in
 ``.sql`` or ``.hql`` is, as in Airflow, a template file: it is looked up in the DAG file's
 folder, then in the DAG's ``template_searchpath`` (a literal, a module constant, or
-``os.path.join(os.path.dirname(__file__), ...)`` / ``Path(__file__).parent / ...``; a relative
-entry is taken from the DAG's folder; an absolute one that does not exist here is matched by
-its longest tail that exists under the project root, so ``/opt/airflow/dags/sql`` finds
-``dags/sql``). The DAG is the ``with DAG(...)`` block or ``@dag(...)`` function around the
+``os.path.join(os.path.dirname(__file__), ...)`` / ``Path(__file__).parent / ...``). An
+absolute entry that does not exist here is matched by its longest tail that exists under
+the project root (``/opt/airflow/dags/sql`` finds ``dags/sql``); a relative one, which
+Airflow reads from its working directory, is taken from the DAG's folder, else from the
+project root. The DAG is the ``with DAG(...)`` block or ``@dag(...)`` function around the
 operator, the one its ``dag=`` names, or the file's only DAG.
 
 Anything else — a call, a ``%``/``.format`` expression, a parameter of a factory function,
@@ -35,7 +36,8 @@ string, ``\\n`` for a line break outside triple quotes, braces doubled in an f-s
 * ``{{ params.x }}`` / ``{{ params['x'] }}`` whose value is a literal in the operator's
   ``params``, the DAG's ``params`` or ``default_args['params']`` (a ``Param(default)``
   counts), and an f-string field naming a module constant, render as that value, exactly as
-  Airflow would;
+  Airflow renders them by default (a run triggered with other params is not what is
+  analysed); the value is never copied into a fix;
 * inside a SQL string, a quoted name or a comment: kept as written (``'{{ ds }}'`` is a
   constant string, which it is at run time);
 * glued to a name (``events_{{ ds_nodash }}``): a bare word made of the expression
@@ -48,11 +50,14 @@ string, ``\\n`` for a line break outside triple quotes, braces doubled in an f-s
 **Template files and double reports.** A template file that the configuration's
 ``include``/``exclude`` globs select is checked as a file of its own: `template_file_units`,
 registered as a SQL front end, claims a ``.sql``/``.hql`` file that holds Jinja and that a
-DAG in the project references, and renders it with that DAG's params (values on which all
-referencing operators agree). Its findings and fixes are in that file, and the DAG file
-adds nothing for it. A template file the globs leave out is analysed from the DAG that
-references it: findings name the template file and its lines, and fixes are reported as
-unavailable (sortlint writes only the files it checks).
+DAG of the project references (a DAG file under the configuration's directory that its
+globs select; without a configuration file nothing is claimed), and renders it with that
+DAG's params (the values on which all referencing operators agree). Its findings and fixes
+are in that file, and the DAG file adds nothing for it — so `sortlint check dags/x.py`
+alone does not check x's included template files; checking the folder does. A template
+file the globs leave out is analysed from the DAG that references it (once per DAG file):
+findings name the template file and its lines, and fixes are reported as unavailable
+(sortlint writes only the files it checks).
 """
 
 from __future__ import annotations
@@ -117,12 +122,14 @@ def template_file_units(path: Path, raw: str, config: Config) -> list[Unit] | No
         return None
     if _in_dbt_project(path):
         return None  # a dbt model or macro, not an Airflow template
+    if config.path is None:
+        return None  # no project: the root would be the working directory, too wide to search
     target = _resolved(path)
     references = [r for r in project_references(config) if r.file == target]
     if not references:
         return None
     params = _agreed(r.params for r in references)
-    return rendered_units(path, raw, MappedText.verbatim(raw), params, config, path)
+    return rendered_units(path, raw, MappedText.verbatim(raw), params, config)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -164,6 +171,7 @@ class DagModule:
         self.dags = collector.dags
         self.named_dags = collector.named_dags
         self.operators: list[OperatorCall] = []
+        self.templates: set[Path] = set()  # template files already analysed from this DAG
         only = collector.dags[0] if len(collector.dags) == 1 else None
         for name, keyword, value, dag, dag_name, params in collector.operators:
             dag = dag or (self.named_dags.get(dag_name) if dag_name else None) or only
@@ -371,7 +379,7 @@ class SqlItem:
             return self._template(dag, config, value.strip(), start, end)
         params = dag.params(self.operator)
         mapped = decode(self.node, dag.raw, dag.spans, lambda info: _field_text(dag, info, config.dialect))
-        return rendered_units(dag.path, dag.raw, mapped, params, config, dag.path, (start, end))
+        return rendered_units(dag.path, dag.raw, mapped, params, config, (start, end))
 
     def _template(self, dag: DagModule, config: Config, name: str, start: int, end: int) -> list[Unit]:
         searchpath = dag.searchpath(self.operator, config.root)
@@ -381,8 +389,9 @@ class SqlItem:
             return [opaque_unit(dag.path, dag.raw, start, end, f"template file {name} not found in {where}")]
         from sortlint.sources.discovery import _selected
 
-        if _selected(found, config):
-            return []  # checked as a file of its own (template_file_units): reported once, there
+        if _selected(found, config) or found in dag.templates:
+            return []  # checked as a file of its own (template_file_units), or already here
+        dag.templates.add(found)
         try:
             with open(found, encoding="utf-8", newline="") as handle:
                 text = handle.read()
@@ -393,7 +402,7 @@ class SqlItem:
         base = MappedText.verbatim(text)
         base = MappedText(base.text, base.segments, (), text, 0, base.newline, refusal)
         shown = found if dag.path.is_absolute() else Path(os.path.relpath(found))
-        return rendered_units(shown, text, base, dag.params(self.operator), config, shown)
+        return rendered_units(shown, text, base, dag.params(self.operator), config)
 
 
 def find_template(name: str, searchpath: list[Path]) -> Path | None:
@@ -410,9 +419,11 @@ def find_template(name: str, searchpath: list[Path]) -> Path | None:
 
 
 def _place_directory(entry: Path, folder: Path, root: Path) -> Path | None:
-    if not entry.is_absolute():
-        candidate = folder / entry
-        return candidate.resolve() if candidate.is_dir() else None
+    if not entry.is_absolute():  # Airflow reads it from its working directory: guess
+        for base in (folder, root):
+            if (base / entry).is_dir():
+                return (base / entry).resolve()
+        return None
     if entry.is_dir():
         return entry.resolve()
     parts = entry.parts[1:]
@@ -429,8 +440,9 @@ def _place_directory(entry: Path, folder: Path, root: Path) -> Path | None:
 
 
 def rendered_units(path: Path, raw: str, mapped: MappedText, params: dict, config: Config,
-                   where: Path, span: tuple[int, int] | None = None) -> list[Unit]:
-    """One unit per statement of a decoded SQL text, its macros rendered as placeholders."""
+                   span: tuple[int, int] | None = None) -> list[Unit]:
+    """One unit per statement of a decoded SQL text, its macros rendered as placeholders;
+    one opaque unit (at `span` of `raw`, else the whole file) when they cannot be."""
     rendered = render_macros(mapped, params, config.dialect)
     if isinstance(rendered, str):
         start, end = span if span is not None else (0, len(raw))
@@ -669,6 +681,9 @@ def _register_plan_builder() -> None:
 _REFERENCES: dict[tuple, tuple[TemplateReference, ...]] = {}
 
 
+_NOT_SOURCES = {"__pycache__", "node_modules", "site-packages", "venv", "build", "dist"}
+
+
 def project_references(config: Config) -> list[TemplateReference]:
     """Every template file the DAGs under the project root reference (those the config's
     globs select), with the params each reference renders it with."""
@@ -677,7 +692,7 @@ def project_references(config: Config) -> list[TemplateReference]:
     found: list[TemplateReference] = []
     root = config.root
     for folder, directories, files in os.walk(root):
-        directories[:] = sorted(d for d in directories if not d.startswith("."))
+        directories[:] = sorted(d for d in directories if not d.startswith(".") and d not in _NOT_SOURCES)
         for name in sorted(files):
             if not name.endswith(".py"):
                 continue
@@ -858,6 +873,9 @@ def _make_collector():
             self._bind(node.target, None)
 
         def visit_For(self, node: Any) -> None:
+            self._bind(node.target, None)
+
+        def visit_CompFor(self, node: Any) -> None:
             self._bind(node.target, None)
 
         def visit_Param(self, node: Any) -> None:

@@ -3,9 +3,10 @@
 
 from __future__ import annotations
 
-import fnmatch
+import re
 import subprocess
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 from pathlib import Path
 
 from sortlint.config import Config
@@ -45,13 +46,31 @@ def _relative(file: Path, root: Path) -> str:
 
 
 def _matches(relative: str, patterns: Iterable[str]) -> bool:
-    """Glob match where `**/` also matches no directory at all, as in gitignore."""
-    for pattern in patterns:
-        if fnmatch.fnmatch(relative, pattern):
-            return True
-        if pattern.startswith("**/") and fnmatch.fnmatch(relative, pattern[3:]):
-            return True
-    return False
+    return any(_glob(pattern).fullmatch(relative) for pattern in patterns)
+
+
+@lru_cache(maxsize=None)
+def _glob(pattern: str) -> re.Pattern[str]:
+    """A glob as gitignore reads it: `**/` is any number of directories (none too), `**`
+    anything, `*` and `?` stay within one path component."""
+    out, i = [], 0
+    while i < len(pattern):
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif pattern[i] == "*":
+            out.append("[^/]*")
+            i += 1
+        elif pattern[i] == "?":
+            out.append("[^/]")
+            i += 1
+        else:
+            out.append(re.escape(pattern[i]))
+            i += 1
+    return re.compile("".join(out))
 
 
 def _git_ignored(files: list[Path]) -> list[Path]:

@@ -16,9 +16,14 @@ offset map:
   any *opaque* segment), or it would run from one literal of a concatenation into another
   whose quoting differs or with a comment between them.
 * `encode(text)` — the text to write for inserted characters so that the literal evaluates
-  to them: backslashes and quotes escaped, a newline written `\\n` outside triple quotes,
-  braces doubled in f-strings. An insertion a literal cannot hold (a quote in a raw string)
-  is refused with `UneditableRegion`.
+  to them: backslashes and quotes escaped, a newline written `\\n` outside triple quotes
+  (and as the file's own line break inside them), braces doubled in f-strings. Inside
+  triple quotes a quote is escaped only where it could meet another (at either end of the
+  text, or next to one). The spelling does not depend on where the text lands, so a
+  statement spanning literals of several styles gets one valid in all of them. An insertion
+  a literal cannot hold (a quote in a raw string of that quote) is refused with
+  `UneditableRegion`, and so is one that would copy an opaque region's text (a placeholder
+  written back as literal SQL would change what the template means).
 
 `MappedText.substitute` replaces ranges of the value by other text (opaque: the Jinja layer
 renders `{{ ds }}` this way) and `slice` cuts a statement out, both keeping the map. A
@@ -70,6 +75,7 @@ class Piece:
     quote: str
     start: int
     end: int
+    prefix_written: str = field(default="", compare=False)  # as in the source: `Rb`, `F`
 
     @property
     def content_start(self) -> int:
@@ -78,8 +84,6 @@ class Piece:
     @property
     def content_end(self) -> int:
         return self.end - len(self.quote)
-
-    prefix_written: str = field(default="", compare=False)
 
     @property
     def is_raw(self) -> bool:
@@ -106,7 +110,7 @@ class Field:
     source: str
     expression: Any
     conversion: str | None
-    has_format_spec: bool
+    has_format_spec: bool  # `{x:>10}`, or the self-documenting `{x=}`: not the plain value
     raw_start: int
     raw_end: int
     before: str
@@ -118,7 +122,8 @@ FieldText = Callable[[Field], "str | None"]
 
 @dataclass(frozen=True)
 class MappedText:
-    """A text and the map from each of its characters back to the raw file."""
+    """A text and the map from each of its characters back to the raw file: a `Unit`'s
+    offset map (`to_raw`), with the `uneditable` and `encode` hooks `rewriters.edits` asks."""
 
     text: str
     segments: tuple[Segment, ...]
@@ -426,7 +431,7 @@ def decode(node: cst.BaseExpression, raw: str, span_of: Callable, field_text: Fi
                 source=raw[part_start:part_end],
                 expression=part.expression,
                 conversion=part.conversion,
-                has_format_spec=bool(spec),
+                has_format_spec=bool(spec) or getattr(part, "equal", None) is not None,
                 raw_start=part_start,
                 raw_end=part_end,
                 before="".join(builder.chars),
@@ -493,14 +498,18 @@ def _escape(builder: _Builder, raw: str, position: int, end: int, index: int) ->
         builder.escape(chr(int(digits, 8)), position, position + 1 + len(digits), index)
         return position + 1 + len(digits)
     widths = {"x": 2, "u": 4, "U": 8}
-    if nxt in widths:
-        digits = raw[position + 2 : position + 2 + widths[nxt]]
-        builder.escape(chr(int(digits, 16)), position, position + 2 + len(digits), index)
-        return position + 2 + len(digits)
-    if nxt == "N" and raw.startswith("{", position + 2):
-        close = raw.index("}", position + 3)
-        builder.escape(unicodedata.lookup(raw[position + 3 : close]), position, close + 1, index)
-        return close + 1
+    try:
+        if nxt in widths:
+            digits = raw[position + 2 : position + 2 + widths[nxt]]
+            if len(digits) == widths[nxt]:
+                builder.escape(chr(int(digits, 16)), position, position + 2 + len(digits), index)
+                return position + 2 + len(digits)
+        if nxt == "N" and raw.startswith("{", position + 2):
+            close = raw.index("}", position + 3, end)
+            builder.escape(unicodedata.lookup(raw[position + 3 : close]), position, close + 1, index)
+            return close + 1
+    except (ValueError, KeyError):
+        pass  # not a valid escape (Python would not compile it): read the backslash as text
     builder.text("\\", position, index)  # an unknown escape keeps its backslash
     return position + 1
 

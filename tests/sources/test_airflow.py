@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -294,6 +295,17 @@ def test_params_with_known_values_render_as_airflow_renders_them(project):
     )
 
 
+def test_default_args_params_apply_to_operators_without_their_own(project):
+    text = HEADER + (
+        "from airflow import DAG\n"
+        'ARGS = {"owner": "data", "params": {"t": "customers"}}\n'
+        'with DAG("d", default_args=ARGS):\n'
+        '    SQLExecuteQueryOperator(task_id="a", sql="SELECT customer_id FROM {{ params[\'t\'] }} ORDER BY customer_id")\n'
+    )
+    write(project, {"dags/d.py": text})
+    assert findings(project) == [("dags/d.py", 6, text.splitlines()[5].index("ORDER") + 1, "SL001")]
+
+
 def test_unknown_macros_decide_nothing_and_quoted_ones_are_constants(project):
     text = HEADER + (
         'SQLExecuteQueryOperator(task_id="a", sql="SELECT customer_id FROM {{ params.table }} ORDER BY customer_id")\n'
@@ -377,6 +389,12 @@ def test_a_template_file_outside_the_globs_is_reported_from_its_dag_without_fix(
     assert applicability == "unavailable"
     assert "the SQL is in include/by_customer.sql, which the configuration does not include" in message
     assert fixed(project, "include/by_customer.sql") == TEMPLATE
+
+
+def test_a_template_two_operators_of_a_dag_run_is_reported_once(project):
+    text = template_dag('"/opt/airflow/include"') + '    SQLExecuteQueryOperator(task_id="b", sql="by_customer.sql")\n'
+    write(project, {"dags/d.py": text, "include/by_customer.sql": TEMPLATE})
+    assert findings(project) == [("include/by_customer.sql", 4, 1, "SL001")]
 
 
 def test_template_params_are_those_all_referencing_dags_agree_on(project):
@@ -524,3 +542,50 @@ def test_raw_strings_refuse_only_what_they_cannot_hold():
     for text in ("'EU'", "a\nb", "back\\slash"):
         with pytest.raises(UneditableRegion):
             mapped.encode(text)
+
+
+# ---------------------------------------------------------------------------------------------
+# The example DAGs
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def test_the_example_dags_findings(tmp_path):
+    root = tmp_path / "examples"
+    shutil.copytree(EXAMPLES, root)
+    config = load_config(root / "sortlint.yml")
+    result = check([root / "dags"], config)
+    assert not result.all_errors
+    assert [
+        (Path(f.path).relative_to(root).as_posix(), f.line, f.code, f.fix.applicability)
+        for f in result.findings
+    ] == [
+        ("dags/daily_sales.py", 29, "SL001", "unsafe"),
+        ("dags/daily_sales.py", 42, "SL001", "safe"),
+        ("dags/sql/revenue_by_country.sql", 8, "SL001", "unsafe"),
+        ("dags/sql/revenue_by_country.sql", 8, "SL002", "safe"),
+        ("dags/telemetry_hourly.py", 27, "SL001", "unsafe"),
+        ("dags/telemetry_hourly.py", 35, "SL003", "safe"),
+        ("dags/telemetry_hourly.py", 35, "SL003", "safe"),
+    ]
+    before = {p: p.read_text() for p in (root / "dags").rglob("*.*")}
+    main(["check", "--fix", "--unsafe-fixes", str(root / "dags")])
+    removed = {
+        p.relative_to(root).as_posix(): sorted(set(before[p].splitlines()) - set(p.read_text().splitlines()))
+        for p in before
+    }
+    assert removed == {
+        "dags/daily_sales.py": [
+            '            "ORDER BY customer_id",',
+            '            "SELECT customer_id, name, country FROM sales.customers "',
+            "            ORDER BY order_date, created_at",
+        ],
+        "dags/sql/revenue_by_country.sql": ["  ORDER BY created_at"],
+        "dags/telemetry_hourly.py": [
+            "            'ORDER BY level, host, time DESC, host',",
+            "            ORDER BY time",
+        ],
+    }
+    for path in (root / "dags").glob("*.py"):
+        compile(path.read_text(), str(path), "exec")  # still Python
+    assert check([root / "dags"], config).findings == []

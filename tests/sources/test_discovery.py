@@ -1,0 +1,40 @@
+"""Which files `sortlint check` reads: include/exclude globs as gitignore reads them."""
+
+from __future__ import annotations
+
+import pytest
+
+from sortlint.sources.discovery import _matches
+
+
+@pytest.mark.parametrize(
+    "path, pattern, matched",
+    [
+        ("dags/x.py", "dags/**/*.py", True),
+        ("dags/a/b/x.py", "dags/**/*.py", True),
+        ("x.sql", "**/*.sql", True),
+        ("models/staging/x.sql", "**/*.sql", True),
+        ("models/x.sql", "models/*.sql", True),
+        ("models/staging/x.sql", "models/*.sql", False),
+        ("target/run/x.sql", "target/**", True),
+        ("dags/x.pyc", "dags/**/*.py", False),
+        ("a.sql", "?.sql", True),
+        ("ab.sql", "?.sql", False),
+    ],
+)
+def test_globs(path, pattern, matched):
+    assert _matches(path, [pattern]) is matched
+
+
+def test_exclude_wins_and_hidden_directories_are_skipped(tmp_path):
+    from sortlint.config import Config
+    from sortlint.sources.discovery import discover
+
+    for name in ("a.sql", "target/b.sql", ".venv/c.sql", "models/d.sql"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("SELECT 1")
+    config = Config(root=tmp_path, include=("**/*.sql",), exclude=("target/**",))
+    assert [p.relative_to(tmp_path).as_posix() for p in discover([tmp_path], config)] == [
+        "a.sql",
+        "models/d.sql",
+    ]
