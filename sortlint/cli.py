@@ -44,6 +44,23 @@ def parser() -> argparse.ArgumentParser:
 def _common(command: argparse.ArgumentParser) -> None:
     command.add_argument("--config", type=Path, help="sortlint.yml or pyproject.toml to use")
     command.add_argument("--target", choices=["spark", "datafusion"], help="override the config's target")
+    command.add_argument(
+        "--var", action="append", default=[], metavar="NAME=VALUE",
+        help="a dbt var for rendering models (wins over dbt_project.yml; repeatable)",
+    )
+    command.add_argument(
+        "--incremental", action="store_true", help="render dbt models with is_incremental() true"
+    )
+
+
+def _checking(args, paths, config, on_file=None):
+    """Check `paths` with the dbt rendering options the command line gives."""
+    from sortlint.linter.repository import check
+    from sortlint.sources import dbt
+
+    options = dbt.Options(vars=tuple(dbt.parse_var(v) for v in args.var), incremental=args.incremental)
+    with dbt.rendering(options):
+        return check(paths, config, on_file=on_file)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -76,7 +93,6 @@ def _codes(text: str) -> tuple[str, ...]:
 
 
 def run_check(args) -> int:
-    from sortlint.linter.repository import check
     from sortlint.report import json_format, text
 
     config = _config(args, args.paths)
@@ -90,7 +106,7 @@ def run_check(args) -> int:
         outcomes.append(outcome)
         return outcome.final, outcome.tables
 
-    result = check(args.paths, config, on_file=fix if fixing else None)
+    result = _checking(args, args.paths, config, on_file=fix if fixing else None)
     if fixing:
         _write_or_diff(outcomes, args.diff)
     findings, errors = result.findings, result.all_errors
@@ -136,11 +152,11 @@ def _write_or_diff(outcomes, diff: bool) -> None:
 
 def run_explain(args) -> int:
     from sortlint.linter.lint import analyse_statement
-    from sortlint.linter.repository import check
     from sortlint.report.explain import render_statement
 
     config = _config(args, [args.file])
-    result = check([args.file], config)
+    result = _checking(args, [args.file], config)
+    config = result.config or config  # with the dbt project's declarations
     blocks = []
     for file in result.files:
         for statement in file.statements:

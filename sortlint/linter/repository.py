@@ -88,7 +88,7 @@ def build_unit(unit, tables: FileTables, config: Config) -> Statement:
 # unit kind -> "module:function" building its plan, for units that are not SQL text.
 PLAN_BUILDERS: dict[str, str] = {}
 # A dbt model's statement is SQL that also defines the model (a view or a table) for readers.
-PLAN_BUILDERS["dbt_model"] = "sortlint.sources.dbt:build_model"
+PLAN_BUILDERS[dbt.MODEL_KIND] = "sortlint.sources.dbt:build_model"
 PLAN_BUILDERS["pyspark"] = "sortlint.plan.dataframe:build_unit"
 
 

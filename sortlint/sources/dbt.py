@@ -240,7 +240,9 @@ def forget() -> None:
     jinja.render.cache_clear()
 
 
-def _paths(root: Path, data: dict, keys: Sequence[str], default: str, path: Path) -> tuple[Path, ...]:
+def _paths(
+    root: Path, data: dict, keys: Sequence[str], default: str, path: Path
+) -> tuple[Path, ...]:
     for key in keys:
         if key in data:
             value = data[key]
@@ -252,7 +254,8 @@ def _paths(root: Path, data: dict, keys: Sequence[str], default: str, path: Path
 
 def project_vars(value: object, project: str) -> dict[str, object]:
     """`vars:` of dbt_project.yml: global vars, overridden by those scoped to this project
-    (`vars: {my_project: {x: 1}}`); vars scoped to other packages are not ours."""
+    (`vars: {my_project: {x: 1}}`). Which other keys are scopes of installed packages is not
+    known here; they stay vars of their name, which no model of this project reads."""
     if not isinstance(value, dict):
         return {}
     scoped = value.get(project)
@@ -408,9 +411,11 @@ def register_models(files: Sequence[Path], config: Config, repository) -> None:
     from sortlint.linter.repository import FileTables, build_unit, read_text
     from sortlint.sources import jinja
 
+    given = {file.resolve(): file for file in files}  # the same Path the check renders
     for project in projects_of(files):
         rendered: dict[str, tuple[Path, str, object]] = {}
         for name, path in project.models().items():
+            path = given.get(path, path)
             try:
                 raw = read_text(path)
                 rendered[name] = (path, raw, jinja.render_model(path, raw, project, config))
@@ -419,7 +424,8 @@ def register_models(files: Sequence[Path], config: Config, repository) -> None:
         for name in dependency_order({n: r[2].refs for n, r in rendered.items()}, project):
             path, raw, result = rendered[name]
             tables = FileTables(repository)
-            for unit in jinja.statement_units(path, raw, result, config.dialect, project.model(path)):
+            units = jinja.statement_units(path, raw, result, config.dialect, name)
+            for unit in units:
                 statement = build_unit(unit, tables, config)
                 if statement.error is None:
                     tables.register(statement)

@@ -22,6 +22,7 @@ loads it.
 from __future__ import annotations
 
 import bisect
+import logging
 import re
 import traceback
 from dataclasses import dataclass
@@ -108,13 +109,16 @@ def render(
     from sqlfluff.core.errors import SQLTemplaterError
     from sqlfluff.core.templaters import JinjaTemplater
 
+    _quiet_sqlfluff()
     source, crlf = normalize_newlines(raw)
     refs: list[dbt.Relation] = []
     context = dbt.builtins(project, model, dialect, refs)
     templater = JinjaTemplater(override_context=context)
     fluff_config = _fluff_config(project.macro_paths if project is not None else ())
     try:
-        templated, violations = templater.process(in_str=source, fname=str(path), config=fluff_config)
+        templated, violations = templater.process(
+            in_str=source, fname=str(path), config=fluff_config
+        )
     except SQLTemplaterError as error:
         line = error.line_no if error.line_no and error.line_no > 1 else None
         line = line or _failing_line(templater, fluff_config, source) or error.line_no or None
@@ -155,6 +159,16 @@ def normalize_newlines(raw: str) -> tuple[str, tuple[int, ...]]:
     return raw.replace("\r\n", "\n").replace("\r", "\n"), tuple(crlf)
 
 
+@lru_cache(maxsize=1)
+def _quiet_sqlfluff() -> None:
+    """sqlfluff logs its tracer's doubts as warnings; with no handler configured Python
+    would print them on stderr, in the middle of sortlint's report. What matters reaches
+    the user as a render error."""
+    logger = logging.getLogger("sqlfluff")
+    if not logger.handlers:
+        logger.addHandler(logging.NullHandler())
+
+
 @lru_cache(maxsize=16)
 def _fluff_config(macro_paths: tuple[Path, ...]):
     """sqlfluff's configuration for the Jinja templater: dbt's builtins (sortlint's own
@@ -187,8 +201,9 @@ def _failing_line(templater, fluff_config, raw: str) -> int | None:
         _, _, render_func = templater.construct_render_func(fname=None, config=fluff_config)
         render_func(raw)
     except Exception as error:  # whatever the template raised
-        frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename == "<template>"]
-        return frames[0].lineno if frames else None
+        frames = traceback.extract_tb(error.__traceback__)
+        lines = [frame.lineno for frame in frames if frame.filename == "<template>"]
+        return lines[0] if lines else None
     return None
 
 
@@ -219,7 +234,7 @@ def _tokenize(path: Path, raw: str, rendered: Rendered, dialect: str):
         return tokenizer.tokenize(rendered.text)
     except TokenError:
         offset = failure_offset(rendered.text, tokenizer.tokens)
-        near = rendered.text[offset : offset + 30].splitlines()[0] if offset < len(rendered.text) else ""
+        near = rendered.text[offset : offset + 30].splitlines()[0] if rendered.text[offset:] else ""
         line, _ = raw_location(line_starts(raw), TemplateMap(rendered, 0, raw).to_raw(offset))
         raise UserError(f"cannot tokenize the rendered SQL near {near!r}", path, line) from None
 
@@ -331,10 +346,12 @@ class TemplateMap:
         line, _ = raw_location(line_starts(self.raw), self._denormalized(piece.raw_start))
         if piece.kind == "literal":
             return f"the edit would touch text inside a {{% for %}} loop at line {line}"
-        what = {"templated": "template expression", "comment": "template comment"}
-        return f"the edit would touch the {what.get(piece.kind, 'template tag')} {self._snippet(piece)} at line {line}"
+        what = {"templated": "template expression", "comment": "template comment"}.get(
+            piece.kind, "template tag"
+        )
+        return f"the edit would touch the {what} {self._snippet(piece)} at line {line}"
 
     def _snippet(self, piece: Slice) -> str:
-        raw_text = self.raw[self._denormalized(piece.raw_start) : self._denormalized(piece.raw_stop)]
-        text = " ".join(raw_text.split())
+        start, stop = self._denormalized(piece.raw_start), self._denormalized(piece.raw_stop)
+        text = " ".join(self.raw[start:stop].split())
         return text if len(text) <= 40 else text[:37] + "..."

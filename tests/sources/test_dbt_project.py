@@ -8,6 +8,7 @@ from __future__ import annotations
 import shutil
 import sys
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -254,9 +255,7 @@ MODELS = {
 
 def test_under_datafusion_a_model_sees_what_the_query_it_reads_guarantees(tmp_path):
     root = write(tmp_path, MODELS)
-    result = check([root], load_config(root / "sortlint.yml", ()).__class__(
-        **{**load_config(root / "sortlint.yml").__dict__, "target": "datafusion"}
-    ))
+    result = check([root], replace(load_config(root / "sortlint.yml"), target="datafusion"))
     assert [(f.path.name, f.line, f.code) for f in result.findings] == [("a_mart.sql", 1, "SL001")]
     b_star = next(s for f in result.files if f.path.name == "b_star.sql" for s in f.statements)
     assert b_star.outputs == ("id", "host", "time")
