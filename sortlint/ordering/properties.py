@@ -548,15 +548,16 @@ class Properties:
         """Restore the invariants: representatives only, no constants, succinct."""
         orderings = []
         for fact in self.orderings:
-            keys = self._normalize_ordering(fact.keys)
+            keys, dropped = self._normalize_ordering(fact.keys)
             if keys:
                 partitioned_by = fact.partitioned_by
                 if partitioned_by is not None:
                     partitioned_by = frozenset(self.normalize_expr(e)[0] for e in partitioned_by)
-                orderings.append(OrderingFact(keys, fact.evidence, partitioned_by))
+                evidence = fact.evidence | dropped
+                orderings.append(OrderingFact(keys, evidence, partitioned_by))
                 reduced, why = self._without_implied_keys(keys)
                 if reduced != keys:
-                    orderings.append(OrderingFact(reduced, fact.evidence | why, partitioned_by))
+                    orderings.append(OrderingFact(reduced, evidence | why, partitioned_by))
         unique_keys = tuple(
             replace(key, exprs=frozenset(self.normalize_expr(e)[0] for e in key.exprs))
             for key in self.unique_keys
@@ -568,16 +569,25 @@ class Properties:
             self, constants=constants, orderings=succinct(orderings), unique_keys=unique_keys
         )
 
-    def _normalize_ordering(self, keys: Ordering) -> Ordering:
+    def _normalize_ordering(self, keys: Ordering) -> tuple[Ordering, frozenset[Evidence]]:
+        """The ordering over representatives without constants and repeats, and the
+        evidence of what was taken out: the ordering now rests on those facts too (`[host,
+        time]` is `[time]` only because a WHERE made host constant)."""
         out: list[SortKey] = []
         seen: set[Expr] = set()
+        used: set[Evidence] = set()
         for key in keys:
-            expr, _ = self.normalize_expr(key.expr)
-            if expr in seen or self.is_constant(expr)[0]:
+            expr, class_evidence = self.normalize_expr(key.expr)
+            used.update(class_evidence)
+            if expr in seen:
+                continue
+            constant, why = self.is_constant(expr)
+            if constant:
+                used.update(why)
                 continue
             seen.add(expr)
             out.append(SortKey(expr, key.options))
-        return tuple(out)
+        return tuple(out), frozenset(used)
 
     def _without_implied_keys(self, keys: Ordering) -> tuple[Ordering, frozenset[Evidence]]:
         """The same order without the keys that are monotonic functions of the key after
@@ -728,6 +738,7 @@ class _Group:
             )
         ]
         self.cursors = [0] * len(self.facts)
+        self.skipped: list[set[Evidence]] = [set() for _ in self.facts]  # constants passed over
         self.leading: dict[Expr, list[int]] = {}
         for index in range(len(self.facts)):
             self._advance(index)
@@ -737,7 +748,11 @@ class _Group:
     def _advance(self, index: int) -> None:
         keys = self.facts[index].keys
         cursor = self.cursors[index]
-        while cursor < len(keys) and self.props.is_constant(keys[cursor].expr, self.fixed)[0]:
+        while cursor < len(keys):
+            constant, why = self.props.is_constant(keys[cursor].expr, self.fixed)
+            if not constant:
+                break
+            self.skipped[index].update(why)
             cursor += 1
         self.cursors[index] = cursor
         if cursor < len(keys):
@@ -761,7 +776,10 @@ class _Group:
         if constant:
             return SINGLETON, why
         leads = [
-            (SortProperty(self.facts[i].keys[self.cursors[i]].options), self.facts[i].evidence)
+            (
+                SortProperty(self.facts[i].keys[self.cursors[i]].options),
+                self.facts[i].evidence | self.skipped[i],
+            )
             for i in self.leading.get(expr, ())
         ]
         if leads:

@@ -46,8 +46,10 @@ sources:
 
 
 @pytest.fixture
-def lint(tmp_path: Path):
-    """`lint(sql) -> [(code, line, message)]` over one file checked with the catalog above."""
+def lint(tmp_path: Path, monkeypatch):
+    """`lint(sql) -> [(code, line, message)]` over one file checked with the catalog above
+    (from inside the repository, so catalog locations read `sortlint.yml:N`)."""
+    monkeypatch.chdir(tmp_path)
 
     def run(sql: str, target: str = "spark", catalog: str = CATALOG) -> list[tuple[str, int, str]]:
         (tmp_path / "sortlint.yml").write_text(textwrap.dedent(catalog).format(target=target))

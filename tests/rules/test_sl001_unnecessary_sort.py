@@ -1,12 +1,18 @@
 """SL001 unnecessary-sort: `events` is declared ordered by [host, time]."""
 
 
-def test_constant_prefix_makes_the_declared_order_match(codes):
-    assert codes("""
+def test_constant_prefix_makes_the_declared_order_match(lint):
+    assert lint("""
         SELECT host, time FROM events
         WHERE host = 'a'
         ORDER BY time
-    """) == [("SL001", 3)]
+    """) == [(
+        "SL001",
+        3,
+        "ORDER BY [time ASC NULLS FIRST] is already satisfied by its input: "
+        "declared ordering [host ASC NULLS FIRST, time ASC NULLS FIRST] of events "
+        "(sortlint.yml:14); WHERE events.host = 'a' (line 2)",
+    )]
 
 
 def test_the_declared_ordering_itself(codes):
