@@ -5,16 +5,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from types import ModuleType
+from importlib import import_module
 
-from sortlint.linter.rules import (
-    sl001_unnecessary_sort,
-    sl002_sort_without_effect,
-    sl003_redundant_sort_keys,
-    sl101_aggregate_could_stream,
-    sl102_aggregate_partially_ordered,
-    sl103_redundant_group_keys,
-    sl201_redundant_window_keys,
+# One module per rule, in code order.
+MODULES = (
+    "sl001_unnecessary_sort",
+    "sl002_sort_without_effect",
+    "sl003_redundant_sort_keys",
+    "sl101_aggregate_could_stream",
+    "sl102_aggregate_partially_ordered",
+    "sl103_redundant_group_keys",
+    "sl201_redundant_window_keys",
 )
 
 
@@ -33,22 +34,12 @@ class Rule:
         return sentence.rstrip(".") + "."
 
 
-def _rule(module: ModuleType) -> Rule:
+def _rule(name: str) -> Rule:
+    module = import_module(f"{__name__}.{name}")
     return Rule(module.CODE, module.NAME, module.__doc__ or "", module.check)
 
 
-RULES: tuple[Rule, ...] = tuple(
-    _rule(m)
-    for m in (
-        sl001_unnecessary_sort,
-        sl002_sort_without_effect,
-        sl003_redundant_sort_keys,
-        sl101_aggregate_could_stream,
-        sl102_aggregate_partially_ordered,
-        sl103_redundant_group_keys,
-        sl201_redundant_window_keys,
-    )
-)
+RULES: tuple[Rule, ...] = tuple(_rule(name) for name in MODULES)
 
 
 def rule(code: str) -> Rule | None:
