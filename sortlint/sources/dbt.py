@@ -266,21 +266,21 @@ def project_vars(value: object, project: str) -> dict[str, object]:
 
 
 def _load_yaml(path: Path) -> object:
-    try:
+    with _yaml_syntax(path):
         return yaml.safe_load(_read(path))
-    except yaml.MarkedYAMLError as error:
-        mark = error.problem_mark or error.context_mark
-        raise ConfigError(
-            f"YAML syntax error: {error.problem or 'invalid YAML'}",
-            path,
-            None if mark is None else mark.line + 1,
-        ) from None
 
 
 def _compose(path: Path) -> yaml.Node | None:
     """The node tree of a property file (lines kept for parse_source's errors)."""
-    try:
+    with _yaml_syntax(path):
         return yaml.compose(_read(path), Loader=yaml.SafeLoader)
+
+
+@contextlib.contextmanager
+def _yaml_syntax(path: Path) -> Iterator[None]:
+    """A YAML syntax error as a catalog error with the file and line."""
+    try:
+        yield
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         raise ConfigError(
