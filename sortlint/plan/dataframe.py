@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 import sqlglot
 from sqlglot import exp
@@ -46,13 +46,12 @@ from sqlglot import exp
 from sortlint.ordering import Expr, SortOptions
 from sortlint.plan.aggregates import aggregate_calls, arithmetic, order_sensitive
 from sortlint.plan.dataframe_columns import (
-    Name, Opaques, direction, is_ranking_call, pretty, sql,
+    Name, Opaques, direction, is_ranking_call, literal_or_column, name_or_column, pretty, sql,
 )
 from sortlint.plan.dataframe_ops import (
-    AggregateDetail, Arg, CAlias, CCall, CExpr, CLit, Column, COp, COpaque, CRef, CSort, CSql,
-    CStar, CWindow, DataFrame, Op, Pipeline, PyDict, PyList, PyValue, Range, Sink, SpecKey,
+    AggregateDetail, Arg, CAlias, CCall, CExpr, Column, COpaque, CRef, CSort, CSql, CStar,
+    CWindow, Op, Pipeline, PyDict, PyList, PyValue, Range, SpecKey,
 )
-from sortlint.plan.dataframe_python import literal_or_column, name_or_column
 from sortlint.plan.nodes import (
     Aggregate, AggregateCall, Alias, Distinct, Filter, GroupKey, Join, Limit, Node, Opaque,
     OutputColumn, Project, Repartition, Scan, SetOp, Sort, SortItem, Span, Window,
@@ -180,8 +179,12 @@ class Builder:
 
     def statement(self) -> Statement:
         sink = self.pipeline.sink
-        frame = self.frame(sink.op)
+        frame = self.consumed(self.frame(sink.op), sink.op, frozenset((self.pipeline.index,)))
         node = frame.node
+        if isinstance(node, Alias) and node.origin is not None:
+            # What another unit holds is linted there: only the root's children are skipped.
+            columns = tuple(OutputColumn(name, Expr.column(name)) for name in frame.names)
+            node = Project(children=(node,), columns=columns, passthrough=() if columns else ("",))
         call = self.span(sink.call)
         defines = None
         if sink.kind == "write":
@@ -231,7 +234,19 @@ class Builder:
         return method(op)
 
     def input(self, op: Op, index: int = 0) -> Frame:
-        return self.frame(op.inputs[index])
+        return self.consumed(self.frame(op.inputs[index]), op.inputs[index], self.readers(op))
+
+    def readers(self, op: Op) -> frozenset[int]:
+        return self.pipeline.readers.get(id(op), frozenset((self.pipeline.index,)))
+
+    def consumed(self, frame: Frame, op: Op, consumers: frozenset[int]) -> Frame:
+        """A DataFrame other pipelines read too keeps its rows for them: a sort in it
+        matters to someone, whatever this pipeline does next. A `Write` above it says so
+        (it keeps every property, and no rule calls a sort feeding a write useless)."""
+        if self.readers(op) <= consumers or id(op) in self.pipeline.owners:
+            return frame
+        node = Write(children=(frame.node,), target="(read by other pipelines too)", kind="view")
+        return replace(frame, node=node)
 
     def opaque(self, op: Op, reason: str, keep_columns: bool = False) -> Frame:
         inputs = [self.frame(child) for child in op.inputs]
@@ -351,9 +366,12 @@ class Builder:
         passthrough: list[str] = []
         trees: list[exp.Expression] = []
         windows: list[CWindow] = []
+        uses: dict[int, list] = {}
         for index, (expr, arg) in enumerate(items):
             if isinstance(expr, CStar):
-                chosen = [c for c in frame.columns if expr.qualifier is None or expr.qualifier.lower() in c.qualifiers]
+                wanted = expr.qualifier.lower() if expr.qualifier else None
+                chosen = [c for c in frame.columns
+                          if wanted is None or wanted in c.qualifiers or _table_of(c.expr) == wanted]
                 for col in chosen:
                     columns.append(OutputColumn(col.name or "", Expr.of(col.expr), None, False, col.expr))
                     cols.append(replace(col, expr=exp.column(col.name or "")))
@@ -361,19 +379,35 @@ class Builder:
                 continue
             name, tree = self.named(expr, frame, select_expr)
             trees.append(tree)
-            windows += _windows(expr)
+            for window in _windows(expr):
+                windows.append(window)
+                named = isinstance(expr, CAlias)
+                shown = name.text if window is expr and name.certain else None
+                uses.setdefault(id(window), []).append((self.span(arg.span), shown, named))
             attr = self.attr_of(expr, frame) or (id(op), index)
             aliased = isinstance(expr, CAlias) or isinstance(tree, exp.Alias)
-            columns.append(OutputColumn(name.text or "", Expr.of(tree), self.span(arg.span), aliased, tree))
+            value = tree.this if isinstance(tree, exp.Alias) else tree
+            columns.append(OutputColumn(name.text or "", Expr.of(value), self.span(arg.span), aliased, tree))
             cols.append(Col(name.text, exp.column(name.text or f"sortlint_unnamed_{index}"), attr,
                             certain=name.certain))
-        node = self.below_project(frame.node, trees, windows, frame, op)
+        node = self.below_project(frame.node, trees, windows, frame, op, uses)
         project = Project(children=(node,), span=self.span(op.call), columns=tuple(columns),
                           passthrough=tuple(passthrough))
-        return Frame(project, tuple(cols), not passthrough, tuple("" for _ in passthrough[:1]))
+        built = Frame(project, tuple(cols), not passthrough, tuple("" for _ in passthrough[:1]))
+        return self.order_guard(built, [expr for expr, _ in items], op)
+
+    def order_guard(self, frame: Frame, exprs: Iterable[CExpr], op: Op) -> Frame:
+        """Columns whose values depend on the order rows arrive in (`monotonically_increasing_id`)
+        make the projection opaque: a sort below it matters, whatever consumes it."""
+        dependent = [e for expr in exprs for e in _walk(expr) if isinstance(e, COpaque) and e.order_dependent]
+        if not dependent:
+            return frame
+        node = Opaque(children=(frame.node,), span=self.span(op.call),
+                      reason=f"{dependent[0].reason} depends on the order of the rows", columns=frame.names)
+        return replace(frame, node=node)
 
     def below_project(self, node: Node, trees: list[exp.Expression], windows: list[CWindow],
-                      frame: Frame, op: Op) -> Node:
+                      frame: Frame, op: Op, uses=None) -> Node:
         """The Aggregate (a select of aggregate functions without groupBy) and the Window
         nodes the select's expressions need."""
         calls: dict[Expr, exp.Expression] = {}
@@ -384,7 +418,7 @@ class Builder:
             node = Aggregate(children=(node,), span=self.span(op.call),
                              aggregates=tuple(AggregateCall(e, order_sensitive(c), arithmetic(c)) for e, c in calls.items()))
         if windows:
-            node = self.window(node, windows, frame, op)
+            node = self.window(node, windows, frame, op, uses)
         return node
 
     def window(self, node: Node, windows: list[CWindow], frame: Frame, op: Op, uses=None) -> Window:
@@ -468,7 +502,8 @@ class Builder:
         if windows:
             node = self.window(node, windows, frame, op, uses)
         project = Project(children=(node,), span=self.span(op.call), columns=tuple(columns))
-        return Frame(project, tuple(cols), True, (), frame.alias)
+        built = Frame(project, tuple(cols), True, (), frame.alias)
+        return self.order_guard(built, [literal_or_column(arg.value) for _, arg in pairs], op)
 
     def op_withColumnRenamed(self, op: Op) -> Frame:
         names = [a.value.value for a in op.args[:2] if isinstance(a.value, PyValue)]
@@ -890,11 +925,8 @@ class Builder:
                 return Name(written.alias), tree
             return Name(output_name(written, expr.text)), tree
         if isinstance(expr, CRef):
-            col = self.lookup(expr, frame)
-            tree = self.resolve(expr, frame)
-            if col is not None and col.name is not None and "." not in expr.name:
-                return Name(expr.name), tree
-            return pretty(expr), tree
+            parts = attribute_parts(expr.name)
+            return Name(parts[-1] if parts else None, bool(parts)), self.resolve(expr, frame)
         name = pretty(expr, self.sql_name)
         tree = self.resolve(expr, frame)
         if isinstance(expr, CAlias):
@@ -962,8 +994,8 @@ class Builder:
         found = self.lookup(ref, frame)
         if found is not None:
             return found.expr
-        name = ref.name.split(".")[-1].strip("`").lower()
-        return exp.column(name)
+        parts = attribute_parts(ref.name)
+        return exp.column((parts[-1] if parts else ref.name).lower())
 
     def lookup(self, ref: CRef, frame: Frame) -> Col | None:
         """The frame's column a reference reads, or None."""
@@ -973,11 +1005,11 @@ class Builder:
                 for col in frame.columns:
                     if col.attr == attr:
                         return col
-        name = ref.name.strip("`")
-        qualifier = None
-        if "." in name and "`" not in ref.name:
-            qualifier, name = name.rsplit(".", 1)
-            qualifier = qualifier.lower()
+        parts = attribute_parts(ref.name)
+        if not parts or len(parts) > 2:
+            return None
+        name = parts[-1]
+        qualifier = parts[0].lower() if len(parts) == 2 else None
         matches = [
             c for c in frame.columns
             if (c.name or "").lower() == name.lower() and (qualifier is None or qualifier in c.qualifiers
@@ -1022,6 +1054,21 @@ def _flatten(args: Iterable[Arg]) -> list[Arg]:
     if len(args) == 1 and isinstance(args[0].value, PyList):
         return list(args[0].value.items)
     return args
+
+
+def _walk(expr: object):
+    """Every column expression inside `expr` (window specs' keys included)."""
+    from dataclasses import fields
+
+    if isinstance(expr, tuple):
+        for item in expr:
+            yield from _walk(item)
+        return
+    if isinstance(expr, CExpr):
+        yield expr
+    if isinstance(expr, (CExpr, SpecKey)) or type(expr).__name__ == "WindowSpec":
+        for item in fields(expr):
+            yield from _walk(getattr(expr, item.name))
 
 
 def _windows(expr: CExpr) -> list[CWindow]:
@@ -1109,3 +1156,30 @@ def _table_of(expr: exp.Expression) -> str | None:
     return expr.table.lower() if isinstance(expr, exp.Column) and expr.table else None
 
 
+def attribute_parts(name: str) -> list[str]:
+    """A column name as Spark's `col(...)` reads it: parts split at dots outside backquotes,
+    a doubled backquote inside them standing for one. [] when it does not read."""
+    parts, current, quoted, i = [], [], False, 0
+    while i < len(name):
+        char = name[i]
+        if quoted:
+            if char == "`" and name[i + 1 : i + 2] == "`":
+                current.append("`")
+                i += 2
+                continue
+            if char == "`":
+                quoted = False
+            else:
+                current.append(char)
+        elif char == "`":
+            quoted = True
+        elif char == ".":
+            parts.append("".join(current))
+            current = []
+        else:
+            current.append(char)
+        i += 1
+    if quoted:
+        return []
+    parts.append("".join(current))
+    return parts if all(parts) else []

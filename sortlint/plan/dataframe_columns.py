@@ -26,7 +26,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from sortlint.plan.dataframe_ops import (
-    CAlias, CCall, CCase, CExpr, CLit, COp, COpaque, CRef, CSort, CSql, CStar, CWindow, WindowSpec,
+    CAlias, CCall, CCase, CExpr, CLit, Column, COp, COpaque, CRef, CSort, CSql, CStar, CWindow,
+    PyValue, Value, WindowSpec,
 )
 
 
@@ -66,7 +67,7 @@ FUNCTIONS: dict[str, Function] = {
     "rank": Function("", pretty="RANK", ranking=True, window_only=True),
     "dense_rank": Function("", pretty="DENSE_RANK", ranking=True, window_only=True),
     "percent_rank": Function("", pretty="PERCENT_RANK", window_only=True),
-    "cume_dist": Function("", pretty="CUME_DIST", window_only=True),
+    "cume_dist": Function("", window_only=True),
     "ntile": Function("l", window_only=True),
     "lag": Function("cll", defaults=("1", "NULL"), window_only=True),
     "lead": Function("cll", defaults=("1", "NULL"), window_only=True),
@@ -83,7 +84,7 @@ FUNCTIONS: dict[str, Function] = {
     "substring": Function("cll"), "instr": Function("cl"), "lpad": Function("cll"),
     "rpad": Function("cll"), "repeat": Function("cl"), "md5": Function(),
     "sha2": Function("cl"), "hash": Function("", varargs="c"),
-    "regexp_replace": Function("cll", defaults=("1",)), "regexp_extract": Function("cll"),
+    "regexp_replace": Function("clll", defaults=("1",)), "regexp_extract": Function("cll"),
     "split": Function("cll", defaults=("-1",)), "size": Function(), "isnan": Function(),
     "nvl": Function("cc"), "ifnull": Function("cc"), "nanvl": Function("cc"),
     "date_trunc": Function("lc"), "trunc": Function("cl"), "to_date": Function("cl"),
@@ -111,6 +112,35 @@ def is_aggregate_call(expr: CExpr) -> bool:
 
 def is_ranking_call(expr: CExpr) -> bool:
     return isinstance(expr, CCall) and expr.name in FUNCTIONS and FUNCTIONS[expr.name].ranking
+
+
+# --- Python values as columns --------------------------------------------------------------------
+
+
+def column_name(name: str) -> CExpr:
+    if name == "*":
+        return CStar()
+    if name.endswith(".*") and "`" not in name:
+        return CStar(qualifier=name[:-2])
+    return CRef(name)
+
+
+def name_or_column(value: Value) -> CExpr:
+    """An argument where a string names a column."""
+    if isinstance(value, Column):
+        return value.expr
+    if isinstance(value, PyValue) and isinstance(value.value, str):
+        return column_name(value.value)
+    return COpaque("a column known at run time")
+
+
+def literal_or_column(value: Value) -> CExpr:
+    """An argument where a Python value is a literal."""
+    if isinstance(value, Column):
+        return value.expr
+    if isinstance(value, PyValue) and (not value.fstring or value.value is not None):
+        return CLit(value.value)
+    return COpaque("a value known at run time")
 
 
 # --- SQL text -----------------------------------------------------------------------------------
@@ -425,7 +455,9 @@ def _pretty_window(e: CWindow, go: Callable[[CExpr], str]) -> str:
 
 def _pretty_frame(function: CExpr, spec: WindowSpec, go: Callable[[CExpr], str]) -> str:
     name = function.name if isinstance(function, CCall) else ""
-    if name in ("row_number", "rank", "dense_rank", "percent_rank", "ntile", "cume_dist"):
+    if name == "cume_dist":
+        return "RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"
+    if name in ("row_number", "rank", "dense_rank", "percent_rank", "ntile"):
         return "ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"
     if name in ("lag", "lead"):
         offset = go(function.args[1]) if len(function.args) > 1 else "1"  # type: ignore[attr-defined]

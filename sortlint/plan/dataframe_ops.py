@@ -305,6 +305,7 @@ class CSql(CExpr):
 @dataclass(eq=False)
 class COpaque(CExpr):
     reason: str = ""
+    order_dependent: bool = False  # its value depends on the order rows arrive in
 
 
 # --- one pipeline ------------------------------------------------------------------------------
@@ -321,3 +322,6 @@ class Pipeline:
     sink: Sink
     owners: dict[int, object] = field(default_factory=dict)
     functions: str | None = None  # the name `pyspark.sql.functions` is imported as, if any
+    # id(op) -> the pipelines (by index) whose DataFrame holds that operation
+    readers: dict[int, frozenset[int]] = field(default_factory=dict)
+    index: int = 0

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, replace
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from sortlint.plan.dataframe_columns import FUNCTIONS
+from sortlint.plan.dataframe_columns import FUNCTIONS, column_name, literal_or_column, name_or_column
 from sortlint.plan.dataframe_ops import (
     AggregateDetail, Arg, Bound, CAlias, CCall, CCase, CExpr, CLit, Column, COp, COpaque, CRef,
     CSort, CSql, CStar, CWindow, DataFrame, FunctionRef, Grouped, Module, Op, PyDict, PyList,
@@ -105,6 +105,11 @@ TYPE_NAMES = {"IntegerType": "int", "LongType": "bigint", "StringType": "string"
               "DoubleType": "double", "FloatType": "float", "DateType": "date",
               "TimestampType": "timestamp", "BooleanType": "boolean", "ShortType": "smallint",
               "ByteType": "tinyint", "BinaryType": "binary", "TimestampNTZType": "timestamp_ntz"}
+# Functions whose value depends on the order rows arrive in (or on where they are).
+ORDER_DEPENDENT = frozenset("""
+    monotonically_increasing_id spark_partition_id input_file_name input_file_block_start
+    input_file_block_length rand randn uuid shuffle
+""".split())
 UNBOUNDED_PRECEDING = "UNBOUNDED PRECEDING"
 UNBOUNDED_FOLLOWING = "UNBOUNDED FOLLOWING"
 CURRENT_ROW = "CURRENT ROW"
@@ -167,6 +172,7 @@ class JobReader:
         self.consumed: set[int] = set()
         self._pending: list[tuple[Sequence[cst.BaseStatement], Scope, Sequence[str]]] = []
         self._sql_cache: dict[int, SqlText | None] = {}
+        self.scope = Scope()  # the names of the statement being read
 
     # --- positions -------------------------------------------------------------------------
 
@@ -199,6 +205,7 @@ class JobReader:
 
     def block(self, statements: Iterable[cst.CSTNode], scope: Scope) -> None:
         for statement in statements:
+            self.scope = scope
             self.statement(statement, scope)
 
     def statement(self, node: cst.CSTNode, scope: Scope) -> None:
@@ -449,11 +456,37 @@ class JobReader:
         if isinstance(node, cst.FormattedString) or (
             isinstance(node, cst.ConcatenatedString) and _has_fstring(node)
         ):
-            return PyValue(None, node, fstring=True)
+            return PyValue(self.fstring_value(node), node, fstring=True)
         value = node.evaluated_value
         if isinstance(value, bytes):
             return Unknown("bytes")
         return PyValue(value, node)
+
+    def fstring_value(self, node: cst.BaseExpression) -> str | None:
+        """An f-string whose fields all name string or number constants: its value."""
+        from sortlint.sources.python_strings import decode
+
+        missing = []
+
+        def field_text(info) -> str:
+            value = self.constant_field(info)
+            if value is None:
+                missing.append(info)
+                return ""
+            return value
+
+        text = decode(node, self.raw, self.range, field_text).text
+        return None if missing else text
+
+    def constant_field(self, info) -> str | None:
+        """An f-string field `{NAME}` whose name is bound to a constant: its text."""
+        if info.conversion or info.has_format_spec or not isinstance(info.expression, cst.Name):
+            return None
+        value = self.scope.names.get(info.expression.value)
+        if isinstance(value, PyValue) and isinstance(value.value, (str, int, float)) \
+                and not isinstance(value.value, bool):
+            return str(value.value)
+        return None
 
     def sql_text(self, literal: cst.BaseExpression) -> SqlText | None:
         """The SQL of a string literal, made once per literal (a constant read by two
@@ -768,7 +801,6 @@ class JobReader:
 
     def function(self, name: str, args: tuple[Arg, ...], kwargs, span: Range) -> Value:
         values = [a.value for a in args]
-        keyword = dict(kwargs)
         if name in ("col", "column"):
             if values and isinstance(values[0], PyValue) and isinstance(values[0].value, str):
                 return Column(column_name(values[0].value))
@@ -776,7 +808,7 @@ class JobReader:
         if name == "lit":
             if values and isinstance(values[0], Column):
                 return values[0]
-            if values and isinstance(values[0], PyValue) and not values[0].fstring:
+            if values and isinstance(values[0], PyValue) and (not values[0].fstring or values[0].value is not None):
                 return Column(CLit(values[0].value))
             return Column(COpaque("F.lit of a value known at run time"))
         if name == "expr":
@@ -792,6 +824,8 @@ class JobReader:
             return values[0]
         if name in ("count", "countDistinct", "count_distinct") and values and _is_star(values[0]):
             return Column(CCall(name, (CStar(),)))
+        if name in ORDER_DEPENDENT:
+            return Column(COpaque(f"F.{name}", order_dependent=True))
         spec = FUNCTIONS.get(name)
         if spec is None:
             for value in values:
@@ -803,11 +837,10 @@ class JobReader:
             if not kind:
                 return Column(COpaque(f"F.{name} with unexpected arguments"))
             converted.append(name_or_column(value) if kind == "c" else literal_or_column(value))
-        for key, arg in kwargs:  # keyword arguments: the remaining parameters, in order
+        for key, _ in kwargs:
             if key in ("ignorenulls", "ignoreNulls") and name in ("first", "last", "any_value"):
                 continue
             return Column(COpaque(f"F.{name} with the keyword argument {key}"))
-        del keyword
         return Column(CCall(name, tuple(converted)))
 
     # --- Column methods ---------------------------------------------------------------------
@@ -889,32 +922,6 @@ class JobReader:
 
 
 # --- helpers ------------------------------------------------------------------------------------
-
-
-def column_name(name: str) -> CExpr:
-    if name == "*":
-        return CStar()
-    if name.endswith(".*") and "`" not in name:
-        return CStar(qualifier=name[:-2])
-    return CRef(name)
-
-
-def name_or_column(value: Value) -> CExpr:
-    """An argument where a string names a column."""
-    if isinstance(value, Column):
-        return value.expr
-    if isinstance(value, PyValue) and isinstance(value.value, str):
-        return column_name(value.value)
-    return COpaque("a column known at run time")
-
-
-def literal_or_column(value: Value) -> CExpr:
-    """An argument where a Python value is a literal."""
-    if isinstance(value, Column):
-        return value.expr
-    if isinstance(value, PyValue) and not value.fstring:
-        return CLit(value.value)
-    return COpaque("a value known at run time")
 
 
 def _flatten(args: Sequence[Arg]) -> list[Arg]:

@@ -24,7 +24,9 @@ def parse_unit(unit: Unit, dialect: str) -> tuple[exp.Expression, Spans]:
     """The statement's tree and its span lookups; a UserError when sqlglot cannot read it."""
     reader = sqlglot.Dialect.get_or_raise(dialect)
     try:
-        tokens = list(unit.tokens) if unit.tokens is not None else reader.tokenize(unit.text)
+        tokens = unit.tokens.take() if unit.tokens is not None else None
+        if tokens is None:
+            tokens = reader.tokenize(unit.text)
     except TokenError as error:
         raise UserError(f"cannot parse SQL: {error}", unit.path, unit.location(0)[0]) from None
     try:
@@ -52,5 +54,7 @@ def error_line(unit: Unit, tokens: list[Token], line: int | None, col: int | Non
 
 def view_spans(view: ViewDefinition, dialect: str) -> Spans:
     """Span lookups for an inlined view's query, in the view's own unit."""
+    if view.spans is not None:
+        return view.spans
     tokens = sqlglot.Dialect.get_or_raise(dialect).tokenize(view.unit.text)
     return Spans(TokenIndex(tuple(tokens)), view.query)

@@ -6,11 +6,14 @@ from its keyword (`ORDER BY`, `GROUP BY`, `PARTITION BY`, `WHERE`, ...) to the e
 last item; an item between the commas of its clause, so a sort key keeps its enclosing
 parentheses and its `ASC`/`DESC`/`NULLS ...` words. When the tokens and the tree disagree
 (a keyword used as a name, say), a span falls back to the extent of the item's leaves.
+
+The extent of every node's leaves is found in one pass over the tree, when the lookups are
+made: the builder asks for the same nodes many times (a CTE is built at each use).
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from sqlglot import exp
@@ -41,18 +44,16 @@ class WindowSpans:
 
 
 def position(node: exp.Expression) -> Range | None:
-    meta = node.meta
-    if "start" in meta and "end" in meta:
+    meta = node._meta  # read without `node.meta`, which gives every node a dict
+    if meta and "start" in meta and "end" in meta:
         return meta["start"], meta["end"]
     return None
 
 
-def walk_positioned(node: exp.Expression) -> Iterator[exp.Expression]:
-    """The nodes under `node` that carry a position. Hints are skipped: sqlglot parses a
-    hint's text on its own, so positions inside it are not offsets into the statement."""
-    for sub in node.walk(prune=lambda n: isinstance(n, exp.Hint)):
-        if not isinstance(sub, exp.Hint) and position(sub) is not None:
-            yield sub
+def merged(a: Range | None, b: Range | None) -> Range | None:
+    if a is None or b is None:
+        return a or b
+    return min(a[0], b[0]), max(a[1], b[1])
 
 
 class Spans:
@@ -60,26 +61,66 @@ class Spans:
 
     def __init__(self, index: TokenIndex, tree: exp.Expression) -> None:
         self.index = index
-        self.selects = select_anchors(index, tree)
+        # What `positioned` and `leaves` found for the nodes of the tree, by `id`: the tree
+        # is kept (and never changed), so no other node can have one of these ids.
+        self.tree = tree
+        self._positioned = self._positioned_all(tree)
+        self._leaves: dict[int, Range | None] = {}
+        self.selects = select_anchors(self, tree)
 
     # --- generic extents -------------------------------------------------------------
 
     def leaves(self, node: exp.Expression) -> Range | None:
         """Tokens from the first to the last positioned leaf, function calls with their
         argument lists, widened until the brackets inside are balanced."""
-        index = self.index
-        found: list[Range] = []
-        for sub in walk_positioned(node):
-            where = position(sub)
-            first, last = index.at(where[0]), index.at(where[1])
-            if index.tokens[first].start != where[0]:
-                continue  # not a position in this text
-            if isinstance(sub, exp.Func) and index.is_open(last + 1):
-                last = index.partners[last + 1]
-            found.append((first, last))
-        if not found:
+        if id(node) in self._leaves:
+            return self._leaves[id(node)]
+        found = self.positioned(node)
+        if found is not None:
+            found = self.balanced(*found)
+        if id(node) in self._positioned:  # a node of the tree, not one made for the asking
+            self._leaves[id(node)] = found
+        return found
+
+    def positioned(self, node: exp.Expression) -> Range | None:
+        """The first and last token of the positioned nodes under `node` (itself included),
+        function calls with their argument lists; None when there is none."""
+        if id(node) in self._positioned:
+            return self._positioned[id(node)]
+        if isinstance(node, exp.Hint):
             return None
-        return self.balanced(min(a for a, _ in found), max(b for _, b in found))
+        found = self._own_position(node)  # a node made for the asking, around tree nodes
+        for child in node.iter_expressions():
+            found = merged(found, self.positioned(child))
+        return found
+
+    def _positioned_all(self, tree: exp.Expression) -> dict[int, Range | None]:
+        """`positioned` of every node of the tree, in one pass. Hints are skipped: sqlglot
+        parses a hint's text on its own, so positions inside it are not offsets into the
+        statement."""
+        table: dict[int, Range | None] = {}
+        nodes = list(tree.walk(prune=lambda n: isinstance(n, exp.Hint)))  # breadth first
+        for node in reversed(nodes):  # children before parents
+            if isinstance(node, exp.Hint):
+                table[id(node)] = None
+                continue
+            found = self._own_position(node)
+            for child in node.iter_expressions():
+                found = merged(found, table[id(child)])
+            table[id(node)] = found
+        return table
+
+    def _own_position(self, node: exp.Expression) -> Range | None:
+        where = position(node)
+        if where is None:
+            return None
+        index = self.index
+        first, last = index.at(where[0]), index.at(where[1])
+        if index.tokens[first].start != where[0]:
+            return None  # not a position in this text
+        if isinstance(node, exp.Func) and index.is_open(last + 1):
+            last = index.partners[last + 1]
+        return first, last
 
     def balanced(self, first: int, last: int) -> Range:
         partners = self.index.partners
@@ -315,17 +356,18 @@ class Spans:
 
 
 
-def select_anchors(index: TokenIndex, tree: exp.Expression) -> dict[int, int]:
+def select_anchors(spans: Spans, tree: exp.Expression) -> dict[int, int]:
     """The SELECT keyword of each Select in the tree, by `id` of the node.
 
     A Select's keyword is the nearest SELECT before its first leaf (its WITH clause aside)
     that no Select nested in it has claimed: nested ones are matched first, so a select list
     that opens with a scalar subquery does not take the subquery's keyword.
     """
+    index = spans.index
     anchors: dict[int, int] = {}
     claimed: set[int] = set()
     for select in reversed(list(tree.find_all(exp.Select))):  # children before parents
-        first = _first_leaf(index, select)
+        first = _first_leaf(spans, select)
         i = first
         while i is not None:
             i = index.find_back(i, {TokenType.SELECT})
@@ -336,14 +378,12 @@ def select_anchors(index: TokenIndex, tree: exp.Expression) -> dict[int, int]:
     return anchors
 
 
-def _first_leaf(index: TokenIndex, select: exp.Select) -> int | None:
-    starts = [
-        position(sub)[0]
+def _first_leaf(spans: Spans, select: exp.Select) -> int | None:
+    firsts = [
+        found[0]
         for key, value in select.args.items()
         if key != "with_"
         for arg in (value if isinstance(value, list) else [value])
-        if isinstance(arg, exp.Expression)
-        for sub in walk_positioned(arg)
+        if isinstance(arg, exp.Expression) and (found := spans.positioned(arg)) is not None
     ]
-    starts = [s for s in starts if index.tokens[index.at(s)].start == s]
-    return index.at(min(starts)) if starts else None
+    return min(firsts) if firsts else None

@@ -89,7 +89,7 @@ def create(tree: exp.Create, ctx: Context) -> Statement:
     outputs = columns or built.columns
     write_kind = "view" if kind == "VIEW" else "table"
     root = Write(children=(built.node,), span=ctx.spans.head(query), target=name, kind=write_kind)
-    view = ViewDefinition(name, query, ctx.unit, columns) if kind == "VIEW" else None
+    view = ViewDefinition(name, query, ctx.unit, columns, ctx.spans) if kind == "VIEW" else None
     return Statement(ctx.unit, root, outputs, (write_kind, name), view=view)
 
 

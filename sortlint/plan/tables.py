@@ -7,12 +7,15 @@ later statement reads the view, so that what the view's query guarantees is seen
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Protocol
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Protocol
 
 from sqlglot import exp
 
 from sortlint.sources.units import Unit
+
+if TYPE_CHECKING:
+    from sortlint.plan.spans import Spans
 
 
 @dataclass(frozen=True)
@@ -23,6 +26,9 @@ class ViewDefinition:
     query: exp.Expression
     unit: Unit
     columns: tuple[str, ...] = ()  # the names of `CREATE VIEW v (a, b)`; () when not given
+    # The span lookups of the statement `query` was parsed from, for the statements that
+    # inline the view; None: made again from the unit's text.
+    spans: Spans | None = field(default=None, compare=False, repr=False)
 
 
 class TableLookup(Protocol):

@@ -73,7 +73,8 @@ def _sql_text(reader, node, dialect: str):
         return None
 
     def field_text(info) -> str:
-        return _placeholder(info, reader.raw, dialect)
+        constant = reader.constant_field(info)
+        return constant if constant is not None else _placeholder(info, reader.raw, dialect)
 
     mapped = decode(node, reader.raw, reader.range, field_text)
     return SqlText(mapped.text, mapped, mapped.to_raw(0), reader.range(node))
@@ -134,9 +135,12 @@ def _pipeline_units(path: Path, raw: str, reader) -> list[Unit]:
 
     units: list[Unit] = []
     owner_of: dict[int, Unit] = {}
-    for sink in reader.sinks:
-        if _trivial(sink):
-            continue
+    readers: dict[int, set[int]] = {}
+    for index, sink in enumerate(reader.sinks):
+        for op in _reachable(sink.op):
+            readers.setdefault(id(op), set()).add(index)
+    frozen = {key: frozenset(value) for key, value in readers.items()}
+    for index, sink in enumerate(reader.sinks):
         owners: dict[int, Unit] = {}
         ranges: list[tuple[int, int]] = []
         claimed: list = []
@@ -148,7 +152,7 @@ def _pipeline_units(path: Path, raw: str, reader) -> list[Unit]:
         end = max(e for _, e in ranges)
         line_end = raw.find("\n", end)
         end = len(raw) if line_end < 0 else line_end
-        payload = Pipeline(sink, owners, reader.functions)
+        payload = Pipeline(sink, owners, reader.functions, frozen, index)
         unit = Unit(path=path, text=raw[start:end], start=start, raw=raw, kind=KIND, payload=payload)
         for op in claimed:
             owner_of[id(op)] = unit
@@ -156,10 +160,14 @@ def _pipeline_units(path: Path, raw: str, reader) -> list[Unit]:
     return units
 
 
-def _trivial(sink) -> bool:
-    """A DataFrame that is only read and left unused holds nothing to lint (a `spark.sql`
-    statement is linted as SQL)."""
-    return sink.kind == "result" and not sink.op.inputs and sink.op.kind in ("table", "read", "sql", "opaque")
+def _reachable(op, seen=None):
+    seen = set() if seen is None else seen
+    if id(op) in seen:
+        return
+    seen.add(id(op))
+    yield op
+    for child in op.inputs:
+        yield from _reachable(child, seen)
 
 
 def _collect(op, owner_of, owners, ranges, claimed, seen) -> None:

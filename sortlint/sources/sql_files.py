@@ -20,7 +20,7 @@ from sqlglot.errors import TokenError
 from sqlglot.tokens import Token, TokenType
 
 from sortlint.errors import UserError
-from sortlint.sources.units import Unit, line_starts, raw_location
+from sortlint.sources.units import Unit, UnitTokens, line_starts, raw_location
 
 # Whitespace and finished comments the tokenizer skips before it meets a token.
 _SKIPPED = re.compile(r"(?:\s+|--[^\n]*(?:\n|$)|/\*.*?\*/)*", re.DOTALL)
@@ -33,7 +33,8 @@ def split_statements(path: Path, raw: str, dialect: str) -> list[Unit]:
     for first, last in statement_runs(tokens):
         start, end = tokens[first].start, tokens[last].end + 1
         own = unit_tokens(raw, tokens, first, last, dialect)
-        units.append(Unit(path=path, text=raw[start:end], start=start, raw=raw, tokens=own))
+        held = UnitTokens(own) if own is not None else None
+        units.append(Unit(path=path, text=raw[start:end], start=start, raw=raw, tokens=held))
     return units
 
 
@@ -79,8 +80,8 @@ def statement_bounds(tokens: Sequence[Token]) -> list[tuple[int, int]]:
 
 
 def unit_tokens(
-    text: str, tokens: Sequence[Token], first: int, last: int, dialect: str
-) -> tuple[Token, ...] | None:
+    text: str, tokens: list[Token], first: int, last: int, dialect: str
+) -> list[Token] | None:
     """Tokens `first..last` of `text` as tokenizing that statement alone gives them.
 
     Offsets, lines and columns count from the statement's first character instead of the
@@ -97,6 +98,8 @@ def unit_tokens(
     col_shift = head.col - (head.end - start + 1)  # columns of the file's line before `start`
     before = _comments_before(text, tokens, first, dialect)
     after = _comments_after(text, tokens, last, dialect)
+    if start == 0 and not before and not after:  # the statement opens the file: as they are
+        return tokens[first : last + 1]
     own = []
     for i in range(first, last + 1):
         token = tokens[i]
@@ -112,7 +115,7 @@ def unit_tokens(
             token.end - start,
             list(comments),
         ))
-    return tuple(own)
+    return own
 
 
 def _comments_before(text: str, tokens: Sequence[Token], first: int, dialect: str) -> int:

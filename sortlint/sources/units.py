@@ -5,7 +5,8 @@ from is not always a slice of the file: Jinja rendering and Python string litera
 offsets. Every unit therefore carries an `OffsetMap` from its own text to the raw file; for a
 statement cut out of a `.sql` file the map is a plain shift (`LinearMap`).
 
-A unit cut from a tokenized file also carries its tokens, so the file is tokenized once.
+A unit cut from a tokenized file also carries its tokens (`UnitTokens`), so the file is
+tokenized once.
 """
 
 from __future__ import annotations
@@ -43,8 +44,8 @@ class Unit:
     `text` is what the front end parses; `start` is the raw offset of `text[0]`; `raw` is the
     whole file. `offsets` is None for text cut verbatim from the file (a linear map from
     `start`); front ends that transform the text supply their own map. `tokens`, when given,
-    are exactly what the dialect's tokenizer makes of `text` (see `sql_files.unit_tokens`);
-    None means the parser tokenizes `text` itself.
+    hold what the dialect's tokenizer makes of `text`, for the parser to take; without them
+    the parser tokenizes `text` itself.
     """
 
     path: Path
@@ -53,7 +54,7 @@ class Unit:
     raw: str
     kind: str = "sql"
     offsets: OffsetMap | None = field(default=None, compare=False, repr=False)
-    tokens: tuple[Token, ...] | None = field(default=None, compare=False, repr=False)
+    tokens: UnitTokens | None = field(default=None, compare=False, repr=False)
     # What a front end hands its plan builder along with the text (a DataFrame pipeline).
     payload: object = field(default=None, compare=False, repr=False)
 
@@ -68,6 +69,20 @@ class Unit:
     @cached_property
     def _line_starts(self) -> tuple[int, ...]:
         return line_starts(self.raw)
+
+
+class UnitTokens:
+    """A unit's tokens, exactly as the dialect's tokenizer makes them of its text, handed
+    over once: the parser takes them, so that the units a check keeps to the end (in its
+    results) do not keep every token alive too. A second parse tokenizes the text again."""
+
+    def __init__(self, tokens: list[Token]) -> None:
+        self._tokens: list[Token] | None = tokens
+
+    def take(self) -> list[Token] | None:
+        """The tokens, the first time; None after."""
+        tokens, self._tokens = self._tokens, None
+        return tokens
 
 
 def line_starts(text: str) -> tuple[int, ...]:

@@ -77,9 +77,12 @@ def fixes(root: Path, name: str, options: dbt.Options = dbt.Options()) -> list:
 
 
 def fixed(root: Path, name: str, options: dbt.Options = dbt.Options()) -> str:
-    """The model's text after `sortlint check --fix --unsafe-fixes` on the project."""
-    with dbt.rendering(options):
-        code = main(["check", "--fix", "--unsafe-fixes", "--config", str(root / "sortlint.yml"), str(root)])
+    """The model's text after `sortlint check --fix --unsafe-fixes` on the project, with
+    `options` given as the command line gives them."""
+    flags = ["--incremental"] if options.incremental else []
+    for name_, value in options.vars:
+        flags += ["--var", f"{name_}={value}"]
+    code = main(["check", "--fix", "--unsafe-fixes", *flags, "--config", str(root / "sortlint.yml"), str(root)])
     assert code in (0, 1)
     return (root / "models" / f"{name}.sql").read_bytes().decode()
 

@@ -24,7 +24,8 @@ def assert_tokens_as_if_alone(raw: str) -> None:
         alone = sqlglot.Dialect.get_or_raise("spark").tokenize(unit.text)
         if unit.tokens is None:  # left to the parser
             continue
-        assert described(unit.tokens) == described(alone), unit.text
+        assert described(unit.tokens.take()) == described(alone), unit.text
+        assert unit.tokens.take() is None  # handed over once
 
 
 @pytest.mark.parametrize(

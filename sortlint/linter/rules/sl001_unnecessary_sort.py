@@ -49,7 +49,7 @@ def check(node: n.Node, context: Context) -> Iterator[Finding]:
     keys = format_ordering([SortKey(item.expr, item.options) for item in node.keys])
     fix = context.fix(
         f"remove the {node.clause}",
-        lambda: remove_clause(context.unit, node.span),
+        lambda: remove_sort(context.unit, node.span),
         satisfaction.evidence,
     )
     yield context.finding(
@@ -68,3 +68,12 @@ def unnecessary(node: n.Sort, context: Context):
     requirement = [SortKey(item.expr, item.options) for item in node.keys]
     satisfaction = context.input_of(node).satisfaction(requirement)
     return satisfaction if satisfaction.complete else None
+
+
+def remove_sort(unit, span: n.Span):
+    """The edits removing a sort: its clause, or for a DataFrame its `.orderBy(...)` call."""
+    if unit.kind == "pyspark":
+        from sortlint.plan.dataframe_fixes import remove_call
+
+        return remove_call(unit, span)
+    return remove_clause(unit, span)

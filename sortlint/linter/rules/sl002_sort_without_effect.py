@@ -32,13 +32,15 @@ from collections.abc import Iterator
 
 from sortlint.linter.context import Context
 from sortlint.linter.finding import Finding
-from sortlint.linter.rules.sl001_unnecessary_sort import unnecessary
+from sortlint.linter.rules.sl001_unnecessary_sort import remove_sort, unnecessary
 from sortlint.ordering.monotonicity import FLOATING
 from sortlint.plan import nodes as n
-from sortlint.rewriters.sql_edits import remove_clause
 
 CODE = "SL002"
 NAME = "sort-without-effect"
+
+# Sorts whose removal leaves everything else as it is (DataFrame calls included).
+REMOVABLE = ("ORDER BY", "SORT BY", "orderBy", "sort", "sortWithinPartitions")
 
 DISCARDS = {
     n.Join: "a join, which does not keep the order of its inputs",
@@ -57,8 +59,8 @@ def check(node: n.Node, context: Context) -> Iterator[Finding]:
     if reason is None:
         return
     fix = None
-    if node.clause in ("ORDER BY", "SORT BY"):  # CLUSTER BY also distributes rows
-        fix = context.fix(f"remove the {node.clause}", lambda: remove_clause(context.unit, node.span))
+    if node.clause in REMOVABLE:  # CLUSTER BY also distributes rows
+        fix = context.fix(f"remove the {node.clause}", lambda: remove_sort(context.unit, node.span))
     message = f"{node.clause} has no effect: its rows feed {reason}"
     yield context.finding(CODE, NAME, node.span, message, (), fix)
 

@@ -49,8 +49,16 @@ def check(node: n.Node, context: Context) -> Iterator[Finding]:
         verdict = verdicts[index]
         fix = context.fix(
             f"drop the sort key {texts[index]}",
-            lambda index=index: remove_items(context.unit, spans, {index}),
+            lambda index=index: _drop(node, spans, index, context),
             verdict.evidence,
         )
         message = describe(verdicts, index, texts, "sort key")
         yield context.finding(CODE, NAME, spans[index], message, verdict.evidence, fix)
+
+
+def _drop(node: n.Sort, spans, index: int, context: Context):
+    if context.unit.kind == "pyspark":  # a DataFrame .orderBy(...): its arguments
+        from sortlint.plan.dataframe_fixes import drop_sort_key
+
+        return drop_sort_key(node, index, context)
+    return remove_items(context.unit, spans, {index})

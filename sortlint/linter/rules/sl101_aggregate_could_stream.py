@@ -68,6 +68,10 @@ def reorder_fix(node: n.Aggregate, leading: list[int], context: Context):
     if order == list(range(len(node.keys))):
         return None
     keys = ", ".join(node.keys[i].text for i in order)
+    if context.unit.kind == "pyspark":  # groupBy outputs its keys first: keep the columns' order
+        from sortlint.plan.dataframe_fixes import reorder_group_keys
+
+        return reorder_group_keys(node, order, context, f"reorder the groupBy keys: {keys}")
     spans = [key.span for key in node.keys]
     return context.fix(
         f"reorder the GROUP BY keys: {keys}", lambda: reorder_items(context.unit, spans, order)

@@ -63,6 +63,10 @@ def _edits(node: n.Aggregate, verdicts: Sequence[KeyVerdict], index: int, contex
     """Drop the key; rewrite the select items that showed it, under their old names."""
     if all(v.redundant for v in verdicts[:index]) and all(v.redundant for v in verdicts[index + 1 :]):
         return None  # the last key standing: without it the aggregate has one group
+    if context.unit.kind == "pyspark":  # a DataFrame groupBy(...).agg(...)
+        from sortlint.plan.dataframe_fixes import drop_group_key
+
+        return drop_group_key(node, verdicts, index, context)
     project = _select_list(node, context)
     if project is None:
         return None

@@ -81,6 +81,10 @@ def _fix(window: n.Window, function: n.WindowFunction, index: int, context: Cont
 def _edits(window: n.Window, function: n.WindowFunction, index: int, context: Context):
     """Drop the key from its list (or the whole PARTITION BY / ORDER BY when it is the
     only one), and alias an unaliased window column to the name Spark gave it before."""
+    if context.unit.kind == "pyspark":  # a DataFrame Window.partitionBy(...).orderBy(...)
+        from sortlint.plan.dataframe_fixes import drop_window_key
+
+        return drop_window_key(window, function, index, context)
     partition_count = len(function.partition_by)
     if index < partition_count:
         items, span, position = function.partition_by, function.partition_span, index

@@ -1,0 +1,182 @@
+"""Fix shapes for DataFrame pipelines: the rules' edits, written as the DataFrame API needs.
+
+* a sort goes as a whole call: `.orderBy(...)` is removed from its chain, with its line when
+  it stands alone on one (its trailing comment and `\\` continuation included, the
+  continuation of the line before when it was the chain's last), else exactly the call;
+* sort keys, window keys and group keys are arguments: dropped with their commas (a window
+  spec's only `.partitionBy(...)` goes whole, or keeps `()` when it is the spec's only call);
+* `groupBy` keys are reordered where they are written, and because a DataFrame
+  aggregation outputs its keys first and in `groupBy` order, a trailing `.select(...)` of
+  the original column order is appended to the aggregation (`.agg(...)`, `.count()`). When a
+  name is not one sortlint is sure Spark gives (see `dataframe_columns`), the fix is unsafe:
+  the `.select` must name the columns exactly;
+* a dropped group key stays in the output as `F.any_value(key).alias(name)` (the same value
+  in every row of a group), with the same trailing `.select` when the column order moved.
+
+Each function returns the edits (or a Fix for the reordering), or None when the rewrite
+cannot be made exactly: keys unpacked from a list written elsewhere (`*KEYS`), directions in
+a separate `ascending=[...]` list, names that are not all known or not unique.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import replace
+
+from sortlint.linter.finding import Edit
+from sortlint.plan import nodes as n
+from sortlint.rewriters.edits import edit
+from sortlint.rewriters.sql_edits import remove_items, reorder_items
+
+
+def remove_call(unit, span: n.Span) -> list[Edit]:
+    """Remove a method call (`.orderBy(...)`, from its dot) from a chain, keeping the layout."""
+    raw, base = unit.raw, unit.start
+    start, end = base + span.start, base + span.end
+    line_start = raw.rfind("\n", 0, start) + 1
+    line_end = raw.find("\n", end)
+    line_end = len(raw) if line_end < 0 else line_end
+    content_end = line_end - 1 if line_end > 0 and raw[line_end - 1] == "\r" else line_end
+    before = raw[line_start:start]
+    rest = raw[end:content_end].strip()
+    alone = before.strip() == "" and (rest == "" or rest == "\\" or rest.startswith("#"))
+    previous_end = line_start - 1  # the previous line's "\n"
+    previous_start = raw.rfind("\n", 0, max(previous_end, 0)) + 1
+    previous = raw[previous_start:previous_end].rstrip("\r").rstrip() if line_start > 0 else ""
+
+    def at(offset: int) -> int:
+        return offset - base
+
+    if alone and line_start > 0:
+        if rest != "\\" and previous.endswith("\\"):
+            # The chain's last line: the line before loses its continuation.
+            cut = previous_start + len(previous[:-1].rstrip())
+            return [edit(unit, at(cut), at(content_end), "")]
+        if line_end < len(raw):
+            return [edit(unit, at(line_start), at(line_end + 1), "")]
+        return [edit(unit, at(previous_end - (1 if raw[previous_end - 1 : previous_end] == "\r" else 0)),
+                     at(line_end), "")]
+    if before.strip() == "" and rest.startswith(")") and line_start > 0:
+        if "#" not in previous and not previous.endswith("\\") and previous:
+            # `.orderBy(x))` closing the chain: the parenthesis joins the line before.
+            return [edit(unit, at(previous_start + len(previous)), at(end), "")]
+    return [edit(unit, span.start, span.end, "")]
+
+
+def drop_sort_key(node: n.Sort, index: int, context) -> list[Edit] | None:
+    info = getattr(node, "dataframe", None)
+    if info is None or not info.editable:
+        return None
+    return remove_items(context.unit, [item.span for item in node.keys], {index})
+
+
+def reorder_group_keys(node: n.Aggregate, order: list[int], context, message: str):
+    """SL101/SL102: the keys in `order`, and the output's columns in their old order."""
+    info = getattr(node, "dataframe", None)
+    if info is None or not info.keys_editable:
+        return None
+    names = info.names
+    if any(name is None for name in names) or len({name.lower() for name in names}) != len(names):
+        return None
+    spans = [key.span for key in node.keys]
+    unit = context.unit
+
+    def edits():
+        return reorder_items(unit, spans, order) + [_select_after(unit, info, names)]
+
+    fix = context.fix(f"{message}, then .select the columns in their old order", edits)
+    if fix is not None and fix.applicability == "safe" and not info.certain:
+        fix = replace(fix, applicability="unsafe")
+    return fix
+
+
+def drop_group_key(node: n.Aggregate, verdicts: Sequence, index: int, context) -> list[Edit] | None:
+    """SL103: drop the key; keep its column with `F.any_value(key).alias(name)`."""
+    info = getattr(node, "dataframe", None)
+    if info is None or not info.keys_editable or not info.certain or info.functions is None:
+        return None
+    names = info.names
+    if any(name is None for name in names) or len({name.lower() for name in names}) != len(names):
+        return None
+    unit = context.unit
+    key = node.keys[index]
+    name = info.key_names[index]
+    duplicate = verdicts[index].redundant == "duplicate"
+    edits = remove_items(unit, [k.span for k in node.keys], {index})
+    functions = info.functions
+    kept = f"{functions}.any_value({key.text}).alias({_literal(name)})"
+    if info.method == "agg":
+        if not info.args or key.text.count(".alias(") or _is_dict(unit, info.args[0]):
+            return None
+        if not duplicate:
+            edits.append(edit(unit, info.args[0].start, info.args[0].start, f"{kept}, "))
+    elif info.method == "count":
+        count = f"{functions}.count({functions}.lit(1)).alias(\"count\")"
+        parts = [count] if duplicate else [kept, count]
+        edits.append(edit(unit, info.call.start, info.call.end, f".agg({', '.join(parts)})"))
+    else:
+        return None
+    keys = len(node.keys)
+    moved = duplicate or index != keys - 1
+    if moved:
+        edits.append(_select_after(unit, info, names))
+    return edits
+
+
+def drop_window_key(window: n.Window, function: n.WindowFunction, index: int, context) -> list[Edit] | None:
+    """SL201: drop the key from the window spec's `partitionBy(...)` / `orderBy(...)`; a
+    column that shows the window unaliased gets `.alias(<old name>)`."""
+    from sortlint.linter.rules.sl201_redundant_window_keys import _order_matters
+
+    uses = getattr(window, "dataframe", None)
+    if uses is None:
+        return None
+    info = uses[window.functions.index(function)]
+    if not info.editable:
+        return None
+    unit = context.unit
+    partition_count = len(function.partition_by)
+    if index < partition_count:
+        items, call, position = function.partition_by, function.partition_span, index
+    else:
+        items, call, position = function.order_by, function.order_span, index - partition_count
+        if len(items) == 1 and _order_matters(function):
+            return None
+    if len(items) == 1:
+        if call is None:
+            return None
+        if info.only_call:
+            edits = [edit(unit, items[0].span.start, items[0].span.end, "")]
+        else:
+            edits = remove_call(unit, call)
+    else:
+        edits = remove_items(unit, [item.span for item in items], {position})
+    for span, name, named in info.columns:
+        if named:
+            continue
+        if span is None or name is None:
+            return None
+        edits.append(edit(unit, span.end, span.end, f".alias({_literal(name)})"))
+    return edits
+
+
+def _select_after(unit, info, names: Sequence[str]) -> Edit:
+    columns = ", ".join(_literal(_attribute(name)) for name in names)
+    return edit(unit, info.call.end, info.call.end, f".select({columns})")
+
+
+def _attribute(name: str) -> str:
+    """A column name as `select("...")` reads it: backquoted unless a plain identifier."""
+    if name.replace("_", "a").isalnum() and not name[:1].isdigit():
+        return name
+    return "`" + name.replace("`", "``") + "`"
+
+
+def _literal(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)
+
+
+def _is_dict(unit, span: n.Span) -> bool:
+    return unit.text[span.start : span.end].lstrip().startswith("{")
+
