@@ -65,16 +65,21 @@ class Evidence:
 
     `text` is written for people ("WHERE host = 'x' (line 4)", "declared ordering [time]
     of events (sortlint.yml:12)"); `line` is the line of the clause that made the fact,
-    when there is one.
+    when there is one. With a `subject`, `text` is a template whose `{subject}` is the
+    expression's SQL, printed only when someone reads the evidence (most facts never
+    reach a message).
     """
 
     basis: Basis
     text: str
     line: int | None = None
     enforced: bool = False  # a declaration the engine itself knows (`engine_known`)
+    subject: Expr | None = None
 
     def __str__(self) -> str:
-        return self.text
+        if self.subject is None:
+            return self.text
+        return self.text.format(subject=self.subject)
 
 
 def basis_of(evidence: frozenset[Evidence] | tuple[Evidence, ...]) -> Basis:

@@ -172,8 +172,8 @@ def _filter(node: n.Filter, analysis: Analysis) -> Properties:
 
 def _conjunct_evidence(analysis: Analysis, node: n.Filter, conjunct: Expr) -> Evidence:
     line = analysis.line_of(node.span)
-    text = f"{node.clause} {conjunct}"
-    return Evidence("query", f"{text} (line {line})" if line else text, line)
+    text = f"{node.clause} {{subject}}"
+    return Evidence("query", f"{text} (line {line})" if line else text, line, subject=conjunct)
 
 
 def apply_predicate(props: Properties, predicate: Expr, evidence: Evidence) -> Properties:
