@@ -6,11 +6,12 @@ CTEs a query sees are exactly those defined before it, and a view cannot inline 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from sqlglot import exp
 
 from sortlint.ordering import SortOptions
+from sortlint.plan.built import Built
 from sortlint.plan.nodes import Span
 from sortlint.plan.spans import Spans
 from sortlint.plan.tables import TableLookup
@@ -19,8 +20,8 @@ from sortlint.sources.units import Unit
 
 @dataclass(frozen=True)
 class CteDefinition:
-    """`name [(columns)] AS (query)`, with the CTEs visible where it was defined: it is
-    built afresh at each use (a CTE read twice is two subtrees)."""
+    """`name [(columns)] AS (query)`, with the CTEs visible where it was defined. A CTE
+    read twice is two subtrees: built at its first use, copied at the next (`cte_plans`)."""
 
     name: str
     query: exp.Expression
@@ -37,6 +38,11 @@ class Context:
     spans: Spans
     ctes: tuple[CteDefinition, ...] = ()  # innermost (latest) last
     inlining: frozenset[str] = frozenset()  # views being inlined, to stop a view reading itself
+    # The plans of the CTEs built so far, by `id` of their definition (kept in the entry),
+    # shared by every context derived from this one: a CTE's plan depends on nothing else.
+    cte_plans: dict[int, tuple[CteDefinition, Built]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
 
     def cte(self, name: str) -> CteDefinition | None:
         for definition in reversed(self.ctes):

@@ -9,6 +9,7 @@ from, as offsets into its unit's text, so findings and fixes can point at it.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -219,6 +220,14 @@ class Opaque(Node):
 
     reason: str = ""
     columns: tuple[str, ...] = ()
+
+
+def copied(node: Node) -> Node:
+    """The plan again, node for node (the rest, immutable, is shared): a plan is a tree, and
+    what is said of its nodes is said by identity."""
+    twin = copy.copy(node)
+    twin.children = tuple(copied(child) for child in node.children)
+    return twin
 
 
 def walk(node: Node):

@@ -1,9 +1,9 @@
 """Parsing a unit with sqlglot, and turning what sqlglot rejects into the user's error.
 
-The unit is tokenized once (or not at all, when it comes with its file's tokens): the tokens
-feed sqlglot's parser and the span lookups. sqlglot
-reports a parse error at a line and column of the statement; the error names the raw file
-line instead, through the unit's offset map.
+The unit is tokenized once, or not at all when it comes with its share of its file's tokens:
+the tokens feed sqlglot's parser and the span lookups. sqlglot reports a parse error at a
+line and column of the statement; the error names the raw file line instead, through the
+unit's offset map.
 """
 
 from __future__ import annotations

@@ -14,8 +14,10 @@ from sqlglot import exp
 from sortlint.ordering import Expr
 from sortlint.plan import query as queries
 from sortlint.plan.built import Built, NotUnderstood
-from sortlint.plan.context import Context
-from sortlint.plan.nodes import Alias, Join, JoinKind, Node, Opaque, OutputColumn, Project, Scan, Span, Values
+from sortlint.plan.context import Context, CteDefinition
+from sortlint.plan.nodes import (
+    Alias, Join, JoinKind, Node, Opaque, OutputColumn, Project, Scan, Span, Values, copied,
+)
 from sortlint.plan.parse import view_spans
 from sortlint.plan.predicates import conjuncts
 from sortlint.plan.scope import Scope, Source, columns_of, qualify
@@ -117,8 +119,7 @@ def named(name: str, table: exp.Table, alias: str, ctx: Context, span: Span | No
     """What a name in FROM reads: a CTE in scope, an earlier view, or a catalog table."""
     cte = ctx.cte(name) if not table.db else None
     if cte is not None:
-        inner = queries.build_query(cte.query, replace(ctx, ctes=cte.visible), None)
-        inner = renamed(inner, cte.columns, span)
+        inner = renamed(cte_plan(cte, ctx), cte.columns, span)
         return Built(Alias(children=(inner.node,), span=span, alias=alias, columns=inner.columns),
                      inner.names, inner.complete)
     view = ctx.tables.view(name)
@@ -138,6 +139,17 @@ def named(name: str, table: exp.Table, alias: str, ctx: Context, span: Span | No
         )
     columns = ctx.tables.columns(name) or ()
     return Built(Scan(span=span, table=name, alias=alias, columns=columns), columns, bool(columns))
+
+
+def cte_plan(cte: CteDefinition, ctx: Context) -> Built:
+    """The plan of a CTE's query: built where it is first read, a copy of that elsewhere."""
+    known = ctx.cte_plans.get(id(cte))
+    if known is not None:
+        built = known[1]
+        return Built(copied(built.node), built.names, built.complete)
+    built = queries.build_query(cte.query, replace(ctx, ctes=cte.visible), None)
+    ctx.cte_plans[id(cte)] = (cte, built)
+    return built
 
 
 def renamed(built: Built, names: tuple[str, ...], span: Span | None) -> Built:

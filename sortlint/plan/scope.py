@@ -92,10 +92,10 @@ def qualify(
     their own columns: they are resolved when their plans are built. Lambda parameters are
     not columns.
     """
-    copy = uncommented_copy(node)
+    copy, columns = copy_with_columns(node)
     if isinstance(copy, exp.Column):
         return _replacement(copy, scope, replace)
-    for column in list(columns_of(copy)):
+    for column in columns:
         column.replace(_replacement(column, scope, replace))
     return copy
 
@@ -119,28 +119,54 @@ def columns_of(node: exp.Expression) -> Iterable[exp.Column]:
     stack = [(node, frozenset[str]())]
     while stack:
         current, bound = stack.pop()
-        if isinstance(current, exp.Column):
-            if current.table or current.name.lower() not in bound:
-                yield current
-            continue
-        if isinstance(current, (exp.Subquery, exp.Query)) and current is not node:
-            continue
-        if isinstance(current, exp.Lambda):
-            bound = bound | {p.name.lower() for p in current.expressions}
-        stack.extend((child, bound) for child in current.iter_expressions())
+        if _is_reference(current, bound):
+            yield current
+        inside = _bound_inside(current, bound, node)
+        if inside is not None:
+            stack.extend((child, inside) for child in current.iter_expressions())
+
+
+def _is_reference(node: exp.Expression, bound: frozenset[str]) -> bool:
+    return isinstance(node, exp.Column) and bool(node.table or node.name.lower() not in bound)
+
+
+def _bound_inside(
+    node: exp.Expression, bound: frozenset[str], root: exp.Expression
+) -> frozenset[str] | None:
+    """The lambda parameters in scope below `node`; None when no column reference is looked
+    for below it (a column, a nested query)."""
+    if isinstance(node, exp.Column) or (isinstance(node, (exp.Subquery, exp.Query)) and node is not root):
+        return None
+    if isinstance(node, exp.Lambda):
+        return bound | {p.name.lower() for p in node.expressions}
+    return bound
 
 
 def uncommented_copy(node: exp.Expression) -> exp.Expression:
     """A copy of `node` without its comments: an expression's key is its text, and a comment
-    written inside a clause is not part of what the expression means.
+    written inside a clause is not part of what the expression means."""
+    return copy_with_columns(node)[0]
 
-    What sqlglot's `copy()` does, less its generic deep copy of every node's comments and
-    metadata (positions), which is most of its cost: the metadata is copied one level deep.
+
+def copy_with_columns(node: exp.Expression) -> tuple[exp.Expression, list[exp.Column]]:
+    """A copy of `node` without its comments, and its column references (`columns_of` the
+    copy), found in the same pass.
+
+    The copy is what sqlglot's `copy()` makes, less its generic deep copy of every node's
+    comments and metadata (positions), which is most of its cost: the metadata is copied
+    one level deep.
     """
     root = type(node)()
-    stack = [(node, root)]
+    columns: list[exp.Column] = []
+    # (original, its copy, the lambda parameters in scope or None when not looking)
+    stack: list[tuple[exp.Expression, exp.Expression, frozenset[str] | None]] = [
+        (node, root, frozenset())
+    ]
     while stack:
-        original, copy = stack.pop()
+        original, copy, bound = stack.pop()
+        if bound is not None and _is_reference(original, bound):
+            columns.append(copy)
+        inside = _bound_inside(original, bound, node) if bound is not None else None
         if original._meta is not None:
             copy._meta = dict(original._meta)
         if original._type is not None:
@@ -151,16 +177,16 @@ def uncommented_copy(node: exp.Expression) -> exp.Expression:
             if isinstance(value, exp.Expression):
                 child = type(value)()
                 copy.set(key, child)
-                stack.append((value, child))
+                stack.append((value, child, inside))
             elif type(value) is list:
                 copy.args[key] = []
                 for item in value:
                     if isinstance(item, exp.Expression):
                         child = type(item)()
                         copy.append(key, child)
-                        stack.append((item, child))
+                        stack.append((item, child, inside))
                     else:
                         copy.append(key, item)
             else:
                 copy.args[key] = value
-    return root
+    return root, columns

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import cached_property
 
 from sqlglot import exp
 from sqlglot.tokens import TokenType
@@ -53,6 +54,11 @@ class Item:
     resolved: exp.Expression  # qualified against the scope
     span: Span | None
     aliased: bool
+
+    @cached_property
+    def expr(self) -> Expr:
+        """`resolved` as a key, made once for the outputs, the projection and GROUP BY."""
+        return Expr.of(self.resolved)
 
 
 @dataclass(frozen=True)
@@ -105,7 +111,7 @@ def build_body(select: exp.Select, relation: Relation, scope: Scope, ctx: Contex
         span = clause_span(ctx, qualify_, TokenType.QUALIFY)
         node = build_filter(node, qualify_.this, "QUALIFY", scope, ctx, span, alias_first(listed))
     outputs = Outputs(
-        tuple(Output(item.name, Expr.of(item.resolved)) for item in listed.items),
+        tuple(Output(item.name, item.expr) for item in listed.items),
         listed.known,
         lambda key: qualify(key, scope, alias_first(listed)),
     )
@@ -239,7 +245,7 @@ def project(listed: SelectList, node: Node, scope: Scope, ctx: Context) -> Proje
         for sub in subquery_nodes(item.value, scope, ctx)
     )
     columns = tuple(
-        OutputColumn(item.name, Expr.of(item.resolved), item.span, item.aliased, item.written)
+        OutputColumn(item.name, item.expr, item.span, item.aliased, item.written)
         for item in listed.items
     )
     return Project(children=(node, *subqueries), span=listed.span, columns=columns,
@@ -323,10 +329,10 @@ def group_key(
         ordinal = int(written.this)
         if not 1 <= ordinal <= listed.known:
             raise NotUnderstood(f"GROUP BY {ordinal} over outputs that are not known")
-        return GroupKey(Expr.of(listed.items[ordinal - 1].resolved), span, text, ordinal)
+        return GroupKey(listed.items[ordinal - 1].expr, span, text, ordinal)
     item = group_alias(written, listed, scope)
-    resolved = item.resolved if item is not None else qualify(written, scope)
-    return GroupKey(Expr.of(resolved), span, text)
+    expr = item.expr if item is not None else Expr.of(qualify(written, scope))
+    return GroupKey(expr, span, text)
 
 
 def group_alias(written: exp.Expression, listed: SelectList, scope: Scope) -> Item | None:

@@ -7,8 +7,8 @@ last item; an item between the commas of its clause, so a sort key keeps its enc
 parentheses and its `ASC`/`DESC`/`NULLS ...` words. When the tokens and the tree disagree
 (a keyword used as a name, say), a span falls back to the extent of the item's leaves.
 
-The extent of every node's leaves is found in one pass over the tree, when the lookups are
-made: the builder asks for the same nodes many times (a CTE is built at each use).
+The positioned leaves under every node are found in one pass over the tree, when the lookups
+are made: a clause, its items and the query around them all ask about the same nodes.
 """
 
 from __future__ import annotations
@@ -64,9 +64,12 @@ class Spans:
         # What `positioned` and `leaves` found for the nodes of the tree, by `id`: the tree
         # is kept (and never changed), so no other node can have one of these ids.
         self.tree = tree
-        self._positioned = self._positioned_all(tree)
+        # Every node once, breadth first. Hints are skipped: sqlglot parses a hint's text on
+        # its own, so positions inside it are not offsets into the statement.
+        nodes = list(tree.walk(prune=lambda n: isinstance(n, exp.Hint)))
+        self._positioned = self._positioned_all(nodes)
         self._leaves: dict[int, Range | None] = {}
-        self.selects = select_anchors(self, tree)
+        self.selects = select_anchors(self, [n for n in nodes if isinstance(n, exp.Select)])
 
     # --- generic extents -------------------------------------------------------------
 
@@ -94,12 +97,9 @@ class Spans:
             found = merged(found, self.positioned(child))
         return found
 
-    def _positioned_all(self, tree: exp.Expression) -> dict[int, Range | None]:
-        """`positioned` of every node of the tree, in one pass. Hints are skipped: sqlglot
-        parses a hint's text on its own, so positions inside it are not offsets into the
-        statement."""
+    def _positioned_all(self, nodes: list[exp.Expression]) -> dict[int, Range | None]:
+        """`positioned` of every node of a tree, listed breadth first (hints not entered)."""
         table: dict[int, Range | None] = {}
-        nodes = list(tree.walk(prune=lambda n: isinstance(n, exp.Hint)))  # breadth first
         for node in reversed(nodes):  # children before parents
             if isinstance(node, exp.Hint):
                 table[id(node)] = None
@@ -356,8 +356,9 @@ class Spans:
 
 
 
-def select_anchors(spans: Spans, tree: exp.Expression) -> dict[int, int]:
-    """The SELECT keyword of each Select in the tree, by `id` of the node.
+def select_anchors(spans: Spans, selects: list[exp.Select]) -> dict[int, int]:
+    """The SELECT keyword of each Select of a tree (listed breadth first), by `id` of the
+    node.
 
     A Select's keyword is the nearest SELECT before its first leaf (its WITH clause aside)
     that no Select nested in it has claimed: nested ones are matched first, so a select list
@@ -366,7 +367,7 @@ def select_anchors(spans: Spans, tree: exp.Expression) -> dict[int, int]:
     index = spans.index
     anchors: dict[int, int] = {}
     claimed: set[int] = set()
-    for select in reversed(list(tree.find_all(exp.Select))):  # children before parents
+    for select in reversed(selects):  # children before parents
         first = _first_leaf(spans, select)
         i = first
         while i is not None:

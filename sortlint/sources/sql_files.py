@@ -104,8 +104,10 @@ def unit_tokens(
     for i in range(first, last + 1):
         token = tokens[i]
         comments = token.comments
-        if (i == first and before) or (i == last and after):
-            comments = comments[before if i == first else 0 : len(comments) - (after if i == last else 0)]
+        if i == last:
+            comments = comments[: len(comments) - after]
+        if i == first:
+            comments = comments[before:]
         own.append(Token(
             token.token_type,
             token.text,
@@ -113,14 +115,15 @@ def unit_tokens(
             token.col - col_shift if token.line == head.line else token.col,
             token.start - start,
             token.end - start,
-            list(comments),
+            comments,
         ))
     return own
 
 
 def _comments_before(text: str, tokens: Sequence[Token], first: int, dialect: str) -> int:
-    """How many comments between the previous `;` (or the file's start) and token `first`
-    the tokenizer hung on `first`: those not on the line the `;` ends, which go to the `;`."""
+    """How many of the comments between the previous `;` (or the file's start) and token
+    `first` the file's tokenizer hung on `first`: all but those on the line of the `;`,
+    which it hung on the `;`."""
     gap_start = tokens[first - 1].end + 1 if first > 0 else 0
     gap = text[gap_start : tokens[first].start]
     if not gap or gap.isspace():
