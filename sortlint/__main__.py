@@ -1,3 +1,3 @@
-from sortlint.cli import main
+from sortlint.cli import entry
 
-raise SystemExit(main())
+raise SystemExit(entry())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -63,6 +64,12 @@ def _checking(args, paths, config, on_file=None):
         return check(paths, config, on_file=on_file)
 
 
+def entry() -> int:
+    """The console script: one run per process."""
+    _quiet_collector()
+    return main()
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     if args.command is None:
@@ -73,6 +80,14 @@ def main(argv: list[str] | None = None) -> int:
     except UserError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_ERROR
+
+
+def _quiet_collector() -> None:
+    """A check keeps every file's plans until it reports, so the collector's full passes
+    would scan them again and again for cycles that are rarely there: leave what was
+    imported out of its reach and collect less often (about a fifth of a run's time)."""
+    gc.freeze()
+    gc.set_threshold(10_000, 20, 20)
 
 
 def _config(args, paths):
