@@ -181,12 +181,7 @@ def sql(expr: CExpr, ref: Ref, opaques: Opaques) -> str:
         if isinstance(e, COpaque):
             return opaques.next()
         if isinstance(e, CCase):
-            parts = ["CASE"]
-            for condition, value in e.whens:
-                parts += ["WHEN", go(condition), "THEN", go(value)]
-            if e.default is not None:
-                parts += ["ELSE", go(e.default)]
-            return " ".join([*parts, "END"])
+            return case_text(e, go)
         if isinstance(e, CWindow):
             return f"{go(e.function)} OVER ({window_sql(e.spec, go)})"
         if isinstance(e, CCall):
@@ -341,12 +336,7 @@ def _pretty(expr: CExpr, uncertain: Callable[[], None], sql_name) -> str:
                 uncertain()
             return name.text
         if isinstance(e, CCase):
-            parts = ["CASE"]
-            for condition, value in e.whens:
-                parts += ["WHEN", go(condition), "THEN", go(value)]
-            if e.default is not None:
-                parts += ["ELSE", go(e.default)]
-            return " ".join([*parts, "END"])
+            return case_text(e, go)
         if isinstance(e, CWindow):
             return _pretty_window(e, go)
         if isinstance(e, CCall):
@@ -477,3 +467,14 @@ def _pretty_bound(bound: object) -> str:
         return str(bound)
     value = int(bound)  # type: ignore[call-overload]
     return "CURRENT ROW" if value == 0 else f"{value} FOLLOWING"
+
+
+def case_text(case: CCase, go) -> str:
+    """`CASE WHEN .. THEN .. [ELSE ..] END` with each part printed by `go`: the SQL text
+    and Spark's column name spell a CASE the same way around their parts."""
+    parts = ["CASE"]
+    for condition, value in case.whens:
+        parts += ["WHEN", go(condition), "THEN", go(value)]
+    if case.default is not None:
+        parts += ["ELSE", go(case.default)]
+    return " ".join([*parts, "END"])

@@ -278,13 +278,18 @@ def aggregate(select: exp.Select, listed: SelectList, node: Node, scope: Scope, 
 
 def aggregate_calls_of(select: exp.Select, listed: SelectList) -> Iterator[exp.Expression]:
     """Aggregate calls of the select list, HAVING and ORDER BY, in that order."""
+    return _calls_of(select, listed, aggregate_calls, ("having", "order"))
+
+
+def _calls_of(select: exp.Select, listed: SelectList, calls, clauses: tuple[str, ...]):
+    """The calls `calls` finds in the select list, then in the named clauses, in order."""
     for item in listed.items:
         if not is_star(item.written):
-            yield from aggregate_calls(item.value)
-    for arg in ("having", "order"):
+            yield from calls(item.value)
+    for arg in clauses:
         clause = select.args.get(arg)
         if clause is not None:
-            yield from aggregate_calls(clause)
+            yield from calls(clause)
 
 
 def group_keys(
@@ -366,13 +371,8 @@ def windows(select: exp.Select, listed: SelectList, node: Node, scope: Scope, ct
 
 
 def window_calls_of(select: exp.Select, listed: SelectList) -> Iterator[exp.Window]:
-    for item in listed.items:
-        if not is_star(item.written):
-            yield from window_calls(item.value)
-    for arg in ("qualify", "order"):
-        clause = select.args.get(arg)
-        if clause is not None:
-            yield from window_calls(clause)
+    """Window calls of the select list, QUALIFY and ORDER BY, in that order."""
+    return _calls_of(select, listed, window_calls, ("qualify", "order"))
 
 
 def window_function(window: exp.Window, scope: Scope, ctx: Context) -> WindowFunction:
