@@ -9,21 +9,19 @@ sortlint does not claim to know (`None`) are listed apart and must stay unknown.
 from __future__ import annotations
 
 import re
-import sys
 import textwrap
 import warnings
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/, for spark_support
 
-import spark_support  # noqa: E402
-from spark_support import spark  # noqa: E402,F401  (the session fixture)
+import spark_support
+from spark_support import spark  # noqa: F401  (the session fixture)
 
-from sortlint.config import load_config  # noqa: E402
-from sortlint.linter.repository import FileTables, RepositoryTables, build_unit  # noqa: E402
-from sortlint.sources.pyspark import pyspark_units  # noqa: E402
+from sortlint.config import load_config
+from sortlint.linter.repository import FileTables, RepositoryTables, build_unit
+from sortlint.sources.pyspark import pyspark_units
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore", pytest.PytestUnknownMarkWarning)

@@ -16,7 +16,6 @@ fix shape of tests/sources/test_pyspark_fixes.py.
 from __future__ import annotations
 
 import shutil
-import sys
 import textwrap
 import warnings
 from contextlib import ExitStack
@@ -25,13 +24,12 @@ from unittest import mock
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/, for spark_support
 
-import spark_support  # noqa: E402
-from spark_support import spark  # noqa: E402,F401  (the session fixture)
+import spark_support
+from spark_support import spark  # noqa: F401  (the session fixture)
 
-from sortlint.cli import main  # noqa: E402
-from sortlint.config import load_config  # noqa: E402
+from sortlint.cli import main
+from sortlint.config import load_config
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore", pytest.PytestUnknownMarkWarning)

@@ -9,21 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from catalogs import FIX_SHAPES_CATALOG as CATALOG
 from sortlint.cli import main
 
-CATALOG = """\
-target: spark
-spark: {replace_hash_with_sort_agg: true}
-sources:
-  events:
-    columns: {event_id: bigint not null, host: string not null, time: timestamp not null, level: string, latency_ms: int}
-    orderings: [[host, time]]
-    unique: [[event_id]]
-  customers:
-    columns: {customer_id: bigint not null, region: string not null, name: string}
-    orderings: [[customer_id, region]]
-    engine_known: true
-"""
 
 
 @pytest.fixture

@@ -20,7 +20,6 @@ Two corpora: the example repository (examples/) and the shapes of tests/rewriter
 from __future__ import annotations
 
 import shutil
-import sys
 import warnings
 from collections import Counter
 from dataclasses import dataclass
@@ -31,14 +30,14 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.tokens import TokenType
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/, for spark_support
 
-import spark_support  # noqa: E402
-from spark_support import spark  # noqa: E402,F401  (the session fixture)
+import spark_support
+from catalogs import FIX_SHAPES_CATALOG
+from spark_support import spark  # noqa: F401  (the session fixture)
 
-from sortlint.cli import main  # noqa: E402
-from sortlint.config import load_config  # noqa: E402
-from sortlint.sources.sql_files import split_statements  # noqa: E402
+from sortlint.cli import main
+from sortlint.config import load_config
+from sortlint.sources.sql_files import split_statements
 
 with warnings.catch_warnings():
     # `spark` (select with -m spark / deselect with -m "not spark") is not registered in
@@ -412,19 +411,7 @@ def test_the_proofs_reject_wrong_fixes(spark, example_data):
 # ---------------------------------------------------------------------------------------------
 # Corpus 2: the shapes of tests/rewriters/test_fixes.py, with its catalog (copied verbatim)
 
-FIXES_CATALOG = """\
-target: spark
-spark: {replace_hash_with_sort_agg: true}
-sources:
-  events:
-    columns: {event_id: bigint not null, host: string not null, time: timestamp not null, level: string, latency_ms: int}
-    orderings: [[host, time]]
-    unique: [[event_id]]
-  customers:
-    columns: {customer_id: bigint not null, region: string not null, name: string}
-    orderings: [[customer_id, region]]
-    engine_known: true
-"""
+FIXES_CATALOG = FIX_SHAPES_CATALOG
 
 FIX_SHAPES = {
     "sl002_own_line": "SELECT count(*) AS n\nFROM (\n  SELECT host\n  FROM events\n  ORDER BY latency_ms\n) t;\n",

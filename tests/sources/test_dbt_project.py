@@ -6,7 +6,6 @@ fixes proved on a real Spark: every fixed model, rendered, keeps its columns and
 from __future__ import annotations
 
 import shutil
-import sys
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
@@ -20,10 +19,9 @@ from sortlint.linter.repository import check
 from sortlint.sources import dbt
 from sortlint.sources.jinja import jinja_units, render_model
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/, for spark_support
 
-import spark_support  # noqa: E402
-from spark_support import spark  # noqa: E402,F401  (the session fixture)
+import spark_support
+from spark_support import spark  # noqa: F401  (the session fixture)
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
