@@ -183,10 +183,12 @@ def drop_view(spark, name: str) -> None:
     spark.sql(f"DROP VIEW IF EXISTS {name}")
 
 
-def prove_columns(spark, pairs: list[Pair]) -> int:
-    """Assert that every changed statement keeps Spark's output schema; returns how many were
-    proved. Views are (re)created in file order, the fixed text last."""
-    proved = 0
+def changed_statements(spark, pairs: list[Pair], measure):
+    """Each changed statement with `measure(spark, sql)` of its original and fixed text.
+
+    Statements run in file order so that views exist for later ones: a view is created
+    from the original text to measure it, then replaced by the fixed text; setup statements
+    and unchanged views are just run."""
     for pair in pairs:
         statement = parse(pair.before)
         view = view_name(statement)
@@ -200,14 +202,22 @@ def prove_columns(spark, pairs: list[Pair]) -> int:
         if view is not None:
             drop_view(spark, view)
             spark.sql(pair.before)
-            before = spark_support.schema_of(spark, f"SELECT * FROM {view}")
+            before = measure(spark, f"SELECT * FROM {view}")
             drop_view(spark, view)
             spark.sql(pair.after)
-            after = spark_support.schema_of(spark, f"SELECT * FROM {view}")
+            after = measure(spark, f"SELECT * FROM {view}")
         else:
             fixed = parse(pair.after)
-            before = spark_support.schema_of(spark, inner_query(pair.before, statement) or pair.before)
-            after = spark_support.schema_of(spark, inner_query(pair.after, fixed) or pair.after)
+            before = measure(spark, inner_query(pair.before, statement) or pair.before)
+            after = measure(spark, inner_query(pair.after, fixed) or pair.after)
+        yield pair, statement, before, after
+
+
+def prove_columns(spark, pairs: list[Pair]) -> int:
+    """Assert that every changed statement keeps Spark's output schema; returns how many were
+    proved."""
+    proved = 0
+    for pair, _, before, after in changed_statements(spark, pairs, spark_support.schema_of):
         assert after == before, f"output columns changed\n{pair}\nbefore: {before}\nafter:  {after}"
         proved += 1
     return proved
@@ -225,7 +235,7 @@ def collect(spark, sql: str) -> tuple[list[str], list[tuple]]:
 
 def prove_results(spark, pairs: list[Pair], require_rows: bool) -> int:
     """Assert that every changed statement gives the same results before and after; returns
-    how many were proved. Views are recreated in file order, the fixed text last.
+    how many were proved.
 
     The multiset check is stricter than the contract in one corner: ORDER BY … LIMIT with ties
     at the limit may pick different rows. Both versions run on one partition over the same
@@ -233,27 +243,7 @@ def prove_results(spark, pairs: list[Pair], require_rows: bool) -> int:
     the tied rows in its message.
     """
     proved = 0
-    for pair in pairs:
-        statement = parse(pair.before)
-        view = view_name(statement)
-        if isinstance(statement, (exp.Use, exp.Set)) or (view is not None and not pair.changed):
-            if view is not None:
-                drop_view(spark, view)
-            spark.sql(pair.after)  # later statements need it
-            continue
-        if not pair.changed:
-            continue
-        if view is not None:
-            drop_view(spark, view)
-            spark.sql(pair.before)
-            columns, before = collect(spark, f"SELECT * FROM {view}")
-            drop_view(spark, view)
-            spark.sql(pair.after)
-            _, after = collect(spark, f"SELECT * FROM {view}")
-        else:
-            fixed = parse(pair.after)
-            columns, before = collect(spark, inner_query(pair.before, statement) or pair.before)
-            _, after = collect(spark, inner_query(pair.after, fixed) or pair.after)
+    for pair, statement, (columns, before), (_, after) in changed_statements(spark, pairs, collect):
         if require_rows:
             assert before, f"vacuous: the original returns no rows on the generated data\n{pair}"
         assert Counter(after) == Counter(before), (
