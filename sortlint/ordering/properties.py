@@ -485,6 +485,9 @@ class Properties:
             members = list(dict.fromkeys(m for m in members if m is not None))
             for member in members[1:]:
                 result = result.with_equality(members[0], member, cls.evidence)
+        # Orderings and keys are added together and normalised once (adding them one by one
+        # would re-normalise the growing set each time).
+        orderings: list[OrderingFact] = []
         for fact in self.orderings:
             keys = self._project_ordering(fact, sources, carried)
             if keys:
@@ -493,19 +496,27 @@ class Properties:
                     partitioned_by = [carried(e) for e in fact.partitioned_by]
                     if any(e is None for e in partitioned_by):
                         continue
-                result = result.with_ordering(keys, fact.evidence, partitioned_by)
+                    partitioned_by = frozenset(partitioned_by)
+                orderings.append(OrderingFact(keys, fact.evidence, partitioned_by))
         group = _Group(self)
         for source, outputs in sources.items():
             if source.is_column:
                 continue
             prop, why = group.property(source)
             if prop.ordered:
-                result = result.with_ordering([SortKey(outputs[0], prop.options)], why)
+                orderings.append(OrderingFact((SortKey(outputs[0], prop.options),), why))
+        unique_keys: list[UniqueKey] = []
         for key in self.unique_keys:
             members = [carried(e) for e in key.exprs]
             if all(m is not None for m in members):
-                result = result.with_unique_key(members, key.evidence, key.nulls_distinct)
-        return result
+                unique_keys.append(UniqueKey(frozenset(members), key.evidence, key.nulls_distinct))
+        if not orderings and not unique_keys:
+            return result
+        return replace(
+            result,
+            orderings=result.orderings + tuple(orderings),
+            unique_keys=result.unique_keys + tuple(unique_keys),
+        ).renormalized()
 
     def _project_ordering(self, fact: OrderingFact, sources, carried) -> Ordering:
         """Map an ordering's keys to outputs; where a key is lost, an output that is
