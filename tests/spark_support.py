@@ -38,6 +38,13 @@ def spark_unavailable() -> str | None:
     return None
 
 
+# Tests that start a real local Spark: marked, and skipped with the reason when it cannot.
+NEEDS_SPARK = [
+    pytest.mark.spark,
+    pytest.mark.skipif(spark_unavailable() is not None, reason=f"real Spark needed: {spark_unavailable()}"),
+]
+
+
 def make_spark_session(base: Path):
     """A quiet local Spark session whose warehouse, metastore and scratch files live in `base`.
 

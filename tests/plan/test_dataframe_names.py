@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 import textwrap
-import warnings
 from pathlib import Path
 
 import pytest
@@ -22,10 +21,6 @@ from spark_support import spark  # noqa: F401  (the session fixture)
 from sortlint.config import load_config
 from sortlint.linter.repository import FileTables, RepositoryTables, build_unit
 from sortlint.sources.pyspark import pyspark_units
-
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore", pytest.PytestUnknownMarkWarning)
-    _SPARK_MARK = pytest.mark.spark
 
 CATALOG = """\
 sources:
@@ -158,14 +153,14 @@ def tables(spark, config):
 
 
 @pytest.mark.parametrize("expression", EXPRESSIONS)
-@_SPARK_MARK
+@pytest.mark.spark
 def test_expression_names_match_spark(expression, config, spark, tables):
     snippet = f"df.select({expression})"
     assert list(ours(snippet, config)) == spark_columns(spark, snippet)
 
 
 @pytest.mark.parametrize("snippet", FRAMES)
-@_SPARK_MARK
+@pytest.mark.spark
 def test_dataframe_names_match_spark(snippet, config, spark, tables):
     expected = spark_columns(spark, snippet)
     computed = ours(snippet, config)

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import shutil
 import textwrap
-import warnings
 from contextlib import ExitStack
 from pathlib import Path
 from unittest import mock
@@ -31,17 +30,7 @@ from spark_support import spark  # noqa: F401  (the session fixture)
 from sortlint.cli import main
 from sortlint.config import load_config
 
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore", pytest.PytestUnknownMarkWarning)
-    _SPARK_MARK = pytest.mark.spark
-
-pytestmark = [
-    _SPARK_MARK,
-    pytest.mark.skipif(
-        spark_support.spark_unavailable() is not None,
-        reason=f"real Spark needed: {spark_support.spark_unavailable()}",
-    ),
-]
+pytestmark = spark_support.NEEDS_SPARK
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 

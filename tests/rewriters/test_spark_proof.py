@@ -20,7 +20,6 @@ Two corpora: the example repository (examples/) and the shapes of tests/rewriter
 from __future__ import annotations
 
 import shutil
-import warnings
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,19 +38,7 @@ from sortlint.cli import main
 from sortlint.config import load_config
 from sortlint.sources.sql_files import split_statements
 
-with warnings.catch_warnings():
-    # `spark` (select with -m spark / deselect with -m "not spark") is not registered in
-    # pyproject.toml; registering it is not this module's business, so keep pytest quiet.
-    warnings.simplefilter("ignore", pytest.PytestUnknownMarkWarning)
-    _SPARK_MARK = pytest.mark.spark
-
-pytestmark = [
-    _SPARK_MARK,
-    pytest.mark.skipif(
-        spark_support.spark_unavailable() is not None,
-        reason=f"real Spark needed: {spark_support.spark_unavailable()}",
-    ),
-]
+pytestmark = spark_support.NEEDS_SPARK
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 DIALECT = "spark"

@@ -385,8 +385,7 @@ def create_views(spark, models: dict[str, str]) -> None:
         spark.sql(f"CREATE OR REPLACE VIEW shop_analytics.{name} AS {sql}")
 
 
-@pytest.mark.skipif(spark_support.spark_unavailable() is not None,
-                    reason=f"real Spark needed: {spark_support.spark_unavailable()}")
+@pytest.mark.spark
 def test_spark_proves_every_fixed_model_keeps_its_columns_and_rows(spark, fixed_example):
     root, before, after = fixed_example
     config = load_config(root / "sortlint.yml")
