@@ -207,13 +207,23 @@ def sql_literal(value: object) -> str:
 def call_sql(e: CCall, go: Callable[[CExpr], str]) -> str:
     spec = FUNCTIONS.get(e.name, Function())
     if e.name in _DISTINCT_AGGREGATES:
-        return f"{_DISTINCT_AGGREGATES[e.name]}(DISTINCT {', '.join(go(a) for a in e.args)})"
+        return _distinct_call(e, go)
     if e.name == "count" and len(e.args) == 1 and isinstance(e.args[0], CStar):
         return "count(*)"
+    return f"{spec.sql or e.name}({', '.join(go(a) for a in _kept_args(e))})"
+
+
+def _distinct_call(e: CCall, go: Callable[[CExpr], str]) -> str:
+    """`countDistinct(a, b)` and friends: the SQL text and Spark's name spell them alike."""
+    return f"{_DISTINCT_AGGREGATES[e.name]}(DISTINCT {', '.join(go(a) for a in e.args)})"
+
+
+def _kept_args(e: CCall) -> list[CExpr]:
+    """The arguments Spark keeps: options such as `first(x, ignorenulls)` are dropped."""
     args = list(e.args)
     if e.name in _IGNORED_OPTION:
         args = args[: _IGNORED_OPTION[e.name]]
-    return f"{spec.sql or e.name}({', '.join(go(a) for a in args)})"
+    return args
 
 
 def op_sql(e: COp, go: Callable[[CExpr], str]) -> str:
@@ -372,13 +382,10 @@ def _pretty_call(e: CCall, go: Callable[[CExpr], str], uncertain: Callable[[], N
         uncertain()
         spec = Function()
     if e.name in _DISTINCT_AGGREGATES:
-        return f"{_DISTINCT_AGGREGATES[e.name]}(DISTINCT {', '.join(go(a) for a in e.args)})"
+        return _distinct_call(e, go)
     if e.name == "count" and len(e.args) == 1 and isinstance(e.args[0], CStar):
         return "count(1)"
-    args = list(e.args)
-    if e.name in _IGNORED_OPTION:
-        args = args[: _IGNORED_OPTION[e.name]]
-    texts = [go(a) for a in args]
+    texts = [go(a) for a in _kept_args(e)]
     missing = len(spec.params) - len(texts)
     if spec.defaults and missing > 0:
         texts += list(spec.defaults[len(spec.defaults) - missing :])
