@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import os
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -31,6 +32,10 @@ def parser() -> argparse.ArgumentParser:
     check.add_argument("--diff", action="store_true", help="print the fixes as a unified diff, write nothing")
     check.add_argument("--select", help="comma-separated rule codes or prefixes to enable")
     check.add_argument("--ignore", help="comma-separated rule codes or prefixes to disable")
+    check.add_argument(
+        "--jobs", type=_jobs, default=0, metavar="N",
+        help="processes analysing files (default: one per CPU; without --fix/--diff)",
+    )
 
     explain = commands.add_parser("explain", help="print each statement's plan and properties")
     explain.add_argument("file", type=Path)
@@ -54,14 +59,32 @@ def _common(command: argparse.ArgumentParser) -> None:
     )
 
 
+def _jobs(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive number of processes, got {text!r}")
+    return value
+
+
+def _available_cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # no affinity on this platform
+        return os.cpu_count() or 1
+
+
 def _checking(args, paths, config, on_file=None):
     """Check `paths` with the dbt rendering options the command line gives."""
     from sortlint.linter.repository import check
     from sortlint.sources import dbt
 
     options = dbt.Options(vars=tuple(dbt.parse_var(v) for v in args.var), incremental=args.incremental)
+    jobs = getattr(args, "jobs", 1) or _available_cpus()
     with dbt.rendering(options):
-        return check(paths, config, on_file=on_file)
+        return check(paths, config, on_file=on_file, jobs=jobs)
 
 
 def entry() -> int:

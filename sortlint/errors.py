@@ -20,6 +20,11 @@ class UserError(Exception):
             where = f"{self.path}:{self.line}: " if self.line else f"{self.path}: "
         return f"{where}{self.message}"
 
+    def __reduce__(self):
+        # An exception pickles its `args`, which the dataclass leaves empty; workers send
+        # their errors to the parent.
+        return type(self), (self.message, self.path, self.line)
+
 
 class ConfigError(UserError):
     """The catalog or configuration is malformed."""

@@ -51,13 +51,33 @@ class FileTables:
         self.repository = repository
         self.local = Tables()
         self.creators: list[Statement] = []
+        # The names the file asked the repository about: what it read from files before it.
+        self.read: set[str] = set()
 
     def columns(self, table: str) -> tuple[str, ...] | None:
         local = self.local.columns(table)
-        return local if local is not None else self.repository.columns(table)
+        if local is not None:
+            return local
+        self.read.add(table.lower())
+        return self.repository.columns(table)
 
     def view(self, table: str) -> ViewDefinition | None:
-        return self.local.view(table) or self.repository.view(table)
+        local = self.local.view(table)
+        if local is not None:
+            return local
+        self.read.add(table.lower())
+        return self.repository.view(table)
+
+    @property
+    def created(self) -> set[str]:
+        """The names of the views and tables the file creates for the files after it."""
+        names = set()
+        for statement in self.creators:
+            if statement.view is not None:
+                names.add(statement.view.name.lower())
+            elif statement.defines is not None:
+                names.add(statement.defines[1].lower())
+        return names
 
     def register(self, statement: Statement) -> None:
         register(self.local, statement)
@@ -134,9 +154,13 @@ class Result:
         return self.errors + [error for file in self.files for error in file.errors]
 
 
-def check(paths: Sequence[Path], config: Config, on_file=None) -> Result:
+def check(paths: Sequence[Path], config: Config, on_file=None, jobs: int = 1) -> Result:
     """Analyse every file. `on_file(analysis, tables, reanalyse)` may replace a file's
-    analysis (the fixer does); `reanalyse(text)` analyses new text from the same start."""
+    analysis (the fixer does); `reanalyse(text)` analyses new text from the same start.
+
+    With `jobs` > 1 and no `on_file`, worker processes analyse files ahead (see
+    `sortlint.linter.workers`); the analyses they made carry findings and errors but not
+    plans (`statements` is empty). Findings and errors are those of a sequential check."""
     result = Result()
     files = discover(paths, config)
     # dbt projects among the files: their YAML's declarations join the catalog, and every
@@ -145,7 +169,17 @@ def check(paths: Sequence[Path], config: Config, on_file=None) -> Result:
     result.config = config
     repository = RepositoryTables(config)
     dbt.register_models(files, config, repository)
+    ahead = {}
+    if on_file is None and jobs > 1:
+        from sortlint.linter.workers import analyse_ahead
+
+        ahead = analyse_ahead(files, config, repository, jobs)
+    created: set[str] = set()  # by the files checked so far
     for path in files:
+        early = ahead.get(path)
+        if early is not None and early.independent_of(created):
+            result.files.append(early.analysis)
+            continue
         try:
             raw = read_text(path)
         except UserError as error:
@@ -160,6 +194,7 @@ def check(paths: Sequence[Path], config: Config, on_file=None) -> Result:
         if on_file is not None:
             analysis, tables = on_file(analysis, tables, reanalyse)
         tables.commit()
+        created |= tables.created
         result.files.append(analysis)
     return result
 

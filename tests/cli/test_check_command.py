@@ -109,3 +109,21 @@ def test_import_is_light():
     code = "import sys, sortlint.cli; print(sorted(m for m in ('sqlglot','pyspark','libcst','sqlfluff') if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_jobs_must_be_a_positive_number(repo, capsys):
+    with pytest.raises(SystemExit) as exit:
+        main(["check", str(repo), "--jobs", "0"])
+    assert exit.value.code == 2
+    assert "argument --jobs: expected a positive number of processes, got '0'" in capsys.readouterr().err
+
+
+def test_jobs_do_not_change_the_report(repo, capsys):
+    for name in "cdefgh":  # enough files for workers
+        (repo / f"{name}.sql").write_text("SELECT host FROM events ORDER BY host;\n")
+    reports = []
+    for jobs in ("1", "2"):
+        assert main(["check", str(repo), "--jobs", jobs]) == 1
+        reports.append(capsys.readouterr().out)
+    assert reports[0] == reports[1]
+    assert reports[0].splitlines()[-1] == "Found 7 findings in 8 files."

@@ -1,0 +1,139 @@
+"""Checking with worker processes finds exactly what a sequential check finds: files that
+depend on views created by files before them are analysed again in order, errors come back
+from the workers, and a worker that dies leaves its files to the parent."""
+
+from __future__ import annotations
+
+import os
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from sortlint.config import load_config
+from sortlint.linter import workers
+from sortlint.linter.repository import check
+from sortlint.linter.workers import Ahead, balanced_shares
+
+CATALOG = """
+target: spark
+sources:
+  sales.orders:
+    columns:
+      order_id: bigint not null
+      order_date: date not null
+      created_at: timestamp not null
+      status: string
+      amount: double
+    orderings:
+      - [order_date, created_at]
+"""
+
+SORTED_SCAN = "SELECT order_date, created_at, amount FROM sales.orders ORDER BY order_date, created_at;\n"
+VIEW_READ = "SELECT order_date, created_at FROM paid_orders ORDER BY order_date, created_at;\n"
+
+FILES = {
+    # Before the view exists `paid_orders` is an unknown table: nothing to say.
+    "a_early_read.sql": VIEW_READ,
+    "b_create_view.sql": """
+        CREATE OR REPLACE TEMP VIEW paid_orders AS
+        SELECT order_date, created_at, amount FROM sales.orders WHERE status = 'PAID';
+        """,
+    "c_scan.sql": SORTED_SCAN,
+    "d_broken.sql": "SELECT order_date FROM sales.orders ORDER BY (order_date;\n",
+    "e_scan.sql": "-- a comment first\n" + SORTED_SCAN,
+    "f_reads_view.sql": VIEW_READ,
+    "g_scan.sql": SORTED_SCAN,
+    "h_unsorted.sql": "SELECT order_id FROM sales.orders ORDER BY order_id;\n",
+    "i_scan.sql": SORTED_SCAN,
+    "j_reads_view.sql": "-- reads the view\n-- created above\n" + VIEW_READ,
+    "k_scan.sql": SORTED_SCAN,
+    "l_scan.sql": SORTED_SCAN,
+}
+
+EXPECTED = [
+    ("c_scan.sql", "SL001", 1),
+    ("e_scan.sql", "SL001", 2),
+    ("f_reads_view.sql", "SL001", 1),
+    ("g_scan.sql", "SL001", 1),
+    ("i_scan.sql", "SL001", 1),
+    ("j_reads_view.sql", "SL001", 3),
+    ("k_scan.sql", "SL001", 1),
+    ("l_scan.sql", "SL001", 1),
+]
+
+
+@pytest.fixture
+def repository(tmp_path: Path) -> Path:
+    (tmp_path / "sortlint.yml").write_text(CATALOG)
+    for name, text in FILES.items():
+        (tmp_path / name).write_text(textwrap.dedent(text).lstrip("\n"))
+    (tmp_path / "m_latin1.sql").write_bytes("SELECT 'café' AS x;\n".encode("latin-1"))
+    return tmp_path
+
+
+def run(root: Path, jobs: int):
+    result = check([root], load_config(root / "sortlint.yml"), jobs=jobs)
+    findings = [(f.path.name, f.code, f.line, f.message) for f in result.findings]
+    errors = [str(e).replace(str(root) + os.sep, "") for e in result.all_errors]
+    return result, findings, errors
+
+
+@pytest.mark.parametrize("jobs", [2, 3])
+def test_workers_find_what_a_sequential_check_finds(repository: Path, jobs: int):
+    _, sequential, sequential_errors = run(repository, jobs=1)
+    result, parallel, errors = run(repository, jobs=jobs)
+
+    assert [(name, code, line) for name, code, line, _ in parallel] == EXPECTED
+    assert parallel == sequential
+    assert errors == sequential_errors
+    assert [e.split(":")[0] for e in errors] == ["m_latin1.sql", "d_broken.sql"]
+    # The view's readers were analysed again by the parent (with the view), the plain
+    # scans were taken from the workers (which keep their plans).
+    statements = {file.path.name: len(file.statements) for file in result.files}
+    assert statements["f_reads_view.sql"] == statements["j_reads_view.sql"] == 1
+    assert statements["b_create_view.sql"] == 1
+    assert statements["c_scan.sql"] == statements["l_scan.sql"] == 0
+
+
+def test_a_worker_that_dies_leaves_its_files_to_the_parent(repository: Path, monkeypatch):
+    parent = os.getpid()
+    analyse = workers._analyse_share
+
+    def dies_in_a_worker(share, config, tables):
+        if os.getpid() != parent:
+            raise RuntimeError("worker killed")
+        return analyse(share, config, tables)
+
+    monkeypatch.setattr(workers, "_analyse_share", dies_in_a_worker)
+    _, sequential, sequential_errors = run(repository, jobs=1)
+    result, parallel, errors = run(repository, jobs=2)
+
+    assert parallel == sequential
+    assert errors == sequential_errors
+    analysed_by_parent = [f for f in result.files if f.statements]
+    assert len(analysed_by_parent) > 3  # the dead worker's share, plus the view's readers
+
+
+def test_few_files_are_checked_by_the_parent_alone(repository: Path):
+    few = [repository / "c_scan.sql", repository / "f_reads_view.sql"]
+    result = check(few, load_config(repository / "sortlint.yml"), jobs=4)
+    assert [len(f.statements) for f in result.files] == [1, 1]
+
+
+def test_an_analysis_made_ahead_holds_only_without_earlier_creations():
+    plain = Ahead(analysis=None, created=frozenset(), read=frozenset({"sales.orders"}))
+    reader = Ahead(analysis=None, created=frozenset(), read=frozenset({"paid_orders", "sales.orders"}))
+    creator = Ahead(analysis=None, created=frozenset({"paid_orders"}), read=frozenset({"sales.orders"}))
+
+    assert plain.independent_of({"paid_orders"})
+    assert reader.independent_of(set()) and not reader.independent_of({"paid_orders"})
+    assert not creator.independent_of(set())
+
+
+def test_shares_balance_bytes(tmp_path: Path):
+    sizes = {"a.sql": 900, "b.sql": 500, "c.sql": 400, "d.sql": 300, "e.sql": 100}
+    for name, size in sizes.items():
+        (tmp_path / name).write_text("x" * size)
+    shares = balanced_shares(sorted(tmp_path.iterdir()), 2)
+    assert [[p.name for p in share] for share in shares] == [["a.sql", "d.sql"], ["b.sql", "c.sql", "e.sql"]]
