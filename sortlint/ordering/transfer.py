@@ -18,7 +18,7 @@ from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
 from sortlint.config import Config, Source
-from sortlint.ordering.expressions import Expr
+from sortlint.ordering.expressions import Expr, column_node
 from sortlint.ordering.properties import Permutation, Properties
 from sortlint.ordering.sort import Evidence, SortKey, SortOptions
 from sortlint.plan import nodes as n
@@ -140,7 +140,7 @@ def declared_expr(text: str, alias: str, source: Source) -> Expr:
 
     def qualified(sub: exp.Expression) -> exp.Expression:
         if isinstance(sub, exp.Column):
-            return exp.column(sub.name.lower(), table=alias.lower() if alias else None)
+            return column_node(sub.name.lower(), alias.lower() if alias else None)
         return sub
 
     return Expr.of(node.transform(qualified))

@@ -110,6 +110,6 @@ def _walk_outside_queries(node: exp.Expression) -> Iterator[exp.Expression]:
     while stack:
         current = stack.pop()
         yield current
-        stack.extend(
-            reversed([c for c in current.iter_expressions() if not isinstance(c, exp.Query)])
-        )
+        for child in current.iter_expressions(reverse=True):
+            if not isinstance(child, exp.Query):
+                stack.append(child)

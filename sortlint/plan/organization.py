@@ -19,6 +19,7 @@ from sqlglot import exp
 from sqlglot.tokens import TokenType
 
 from sortlint.ordering import Expr, SortOptions
+from sortlint.ordering.expressions import column_node
 from sortlint.plan.built import NotUnderstood
 from sortlint.plan.context import Context
 from sortlint.plan.nodes import Limit, Node, Repartition, Sort, SortItem, Span
@@ -110,7 +111,7 @@ def resolve_key(written: exp.Expression, span: Span | None, outputs: Outputs) ->
         if not 1 <= ordinal <= outputs.known:
             raise NotUnderstood(f"ordinal {ordinal} over outputs that are not known")
         output = outputs.columns[ordinal - 1]
-        return Key(written, span, exp.column(output.name), output.expr and output.expr.node, ordinal)
+        return Key(written, span, column_node(output.name), output.expr and output.expr.node, ordinal)
     over_input = outputs.read_input(key) if outputs.read_input is not None else None
     return Key(written, span, over_outputs(key, outputs), over_input, None)
 
@@ -120,11 +121,11 @@ def over_outputs(node: exp.Expression, outputs: Outputs) -> exp.Expression | Non
     if isinstance(node, exp.Column) and not node.table:
         output = outputs.named(node.name)
         if output is not None:
-            return exp.column(output.name)
+            return column_node(output.name)
     if outputs.read_input is not None:
         output = outputs.equal_to(Expr.of(outputs.read_input(node)))
         if output is not None:
-            return exp.column(output.name)
+            return column_node(output.name)
     if isinstance(node, (exp.Column, exp.Query)):
         return None
     copy = uncommented_copy(node)

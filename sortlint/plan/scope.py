@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 
 from sqlglot import exp
 
+from sortlint.ordering.expressions import column_node
+
 
 @dataclass(frozen=True)
 class Source:
@@ -76,9 +78,9 @@ def resolve(column: exp.Column, scope: Scope) -> exp.Column:
     if isinstance(column.this, exp.Star):
         return column
     if table:
-        return exp.column(name, table=table) if scope.knows(table) else column
+        return column_node(name, table) if scope.knows(table) else column
     qualifier = scope.qualifier(name)
-    return exp.column(name, table=qualifier) if qualifier else column
+    return column_node(name, qualifier) if qualifier else column
 
 
 def qualify(
@@ -88,10 +90,13 @@ def qualify(
 ) -> exp.Expression:
     """A copy of `node` with each column resolved in `scope`.
 
-    `replace` may substitute a column first (a select alias, an output name). Subqueries keep
-    their own columns: they are resolved when their plans are built. Lambda parameters are
-    not columns.
+    `replace` may substitute a column first (a select alias, an output name); it is handed
+    the column in a copy of `node`, so what it sees above the column ends at `node`.
+    Subqueries keep their own columns: they are resolved when their plans are built. Lambda
+    parameters are not columns.
     """
+    if replace is None:
+        return copy_replacing_columns(node, lambda column: _resolved_copy(column, scope))
     copy, columns = copy_with_columns(node)
     if isinstance(copy, exp.Column):
         return _replacement(copy, scope, replace)
@@ -100,12 +105,17 @@ def qualify(
     return copy
 
 
+def _resolved_copy(column: exp.Column, scope: Scope) -> exp.Expression:
+    resolved = resolve(column, scope)
+    return uncommented_copy(column) if resolved is column else resolved
+
+
 def _replacement(
     column: exp.Column,
     scope: Scope,
-    replace: Callable[[exp.Column], exp.Expression | None] | None,
+    replace: Callable[[exp.Column], exp.Expression | None],
 ) -> exp.Expression:
-    substitute = replace(column) if replace is not None else None
+    substitute = replace(column)
     if substitute is None:
         return resolve(column, scope)
     if isinstance(substitute, (exp.Column, exp.Literal, exp.Func, exp.Paren)):
@@ -145,48 +155,64 @@ def _bound_inside(
 def uncommented_copy(node: exp.Expression) -> exp.Expression:
     """A copy of `node` without its comments: an expression's key is its text, and a comment
     written inside a clause is not part of what the expression means."""
-    return copy_with_columns(node)[0]
+    return copy_replacing_columns(node, None)
 
 
 def copy_with_columns(node: exp.Expression) -> tuple[exp.Expression, list[exp.Column]]:
-    """A copy of `node` without its comments, and its column references (`columns_of` the
-    copy), found in the same pass.
+    """An `uncommented_copy` of `node` and its column references (`columns_of` the copy)."""
+    columns: list[exp.Column] = []
+
+    def copied(column: exp.Column) -> exp.Column:
+        columns.append(uncommented_copy(column))
+        return columns[-1]
+
+    return copy_replacing_columns(node, copied), columns
+
+
+def copy_replacing_columns(
+    node: exp.Expression, substitute: Callable[[exp.Column], exp.Expression] | None
+) -> exp.Expression:
+    """A copy of `node` without its comments, in which each column reference (`columns_of`
+    `node`) is `substitute(column)`, a new node made from the original column.
 
     The copy is what sqlglot's `copy()` makes, less its generic deep copy of every node's
     comments and metadata (positions), which is most of its cost: the metadata is copied
-    one level deep.
+    one level deep, and the children are linked without `set`'s bookkeeping.
     """
+    if substitute is not None and _is_reference(node, frozenset()):
+        return substitute(node)
     root = type(node)()
-    columns: list[exp.Column] = []
     # (original, its copy, the lambda parameters in scope or None when not looking)
     stack: list[tuple[exp.Expression, exp.Expression, frozenset[str] | None]] = [
         (node, root, frozenset())
     ]
+
+    def child_of(original: exp.Expression, bound: frozenset[str] | None) -> exp.Expression:
+        if substitute is not None and bound is not None and _is_reference(original, bound):
+            return substitute(original)
+        child = type(original)()
+        stack.append((original, child, bound))
+        return child
+
     while stack:
         original, copy, bound = stack.pop()
-        if bound is not None and _is_reference(original, bound):
-            columns.append(copy)
         inside = _bound_inside(original, bound, node) if bound is not None else None
         if original._meta is not None:
             copy._meta = dict(original._meta)
         if original._type is not None:
             copy._type = original._type.copy()
-        if original._hash is not None:
-            copy._hash = original._hash
+        args = copy.args
         for key, value in original.args.items():
             if isinstance(value, exp.Expression):
-                child = type(value)()
-                copy.set(key, child)
-                stack.append((value, child, inside))
+                child = args[key] = child_of(value, inside)
+                child.parent, child.arg_key, child.index = copy, key, None
             elif type(value) is list:
-                copy.args[key] = []
-                for item in value:
+                items = args[key] = []
+                for index, item in enumerate(value):
                     if isinstance(item, exp.Expression):
-                        child = type(item)()
-                        copy.append(key, child)
-                        stack.append((item, child, inside))
-                    else:
-                        copy.append(key, item)
+                        item = child_of(item, inside)
+                        item.parent, item.arg_key, item.index = copy, key, index
+                    items.append(item)
             else:
-                copy.args[key] = value
-    return root, columns
+                args[key] = value
+    return root

@@ -19,6 +19,7 @@ from sqlglot import exp
 from sqlglot.tokens import TokenType
 
 from sortlint.ordering import Expr
+from sortlint.ordering.expressions import column_node
 from sortlint.plan import organization
 from sortlint.plan.aggregates import (
     aggregate_calls, arithmetic, is_aggregate, is_ranking, order_sensitive, window_calls,
@@ -191,7 +192,7 @@ def star(
 
 
 def star_item(qualifier: str, column: str, written: exp.Expression, span: Span | None) -> Item:
-    value = exp.column(column, table=qualifier or None)
+    value = column_node(column, qualifier or None)
     return Item(column, written, value, value, span, False)
 
 
@@ -407,7 +408,7 @@ def partitioning_hints(select: exp.Select, node: Node, ctx: Context) -> Node:
     for call in hint.expressions if hint is not None else ():
         name = (call.name if isinstance(call, exp.Anonymous) else call.key).upper()
         if name in PARTITIONING_HINTS:
-            keys = tuple(Expr.of(exp.column(c.name)) for c in call.find_all(exp.Column))
+            keys = tuple(Expr.of(column_node(c.name)) for c in call.find_all(exp.Column))
             span = ctx.spans.keyword_after_select(select, TokenType.HINT)
             node = Repartition(children=(node,), span=span, keys=keys, clause=f"{name} hint")
     return node
