@@ -110,10 +110,13 @@ def column_node(name: str, table: str | None = None) -> exp.Column:
 
 
 def _identifier(name: str) -> exp.Identifier:
-    return exp.Identifier(this=name, quoted=not _PLAIN_NAME.match(name))
+    quoted = _QUOTED.get(name)
+    if quoted is None:
+        quoted = _QUOTED[name] = not exp.SAFE_IDENTIFIER_RE.match(name)  # as sqlglot decides
+    return exp.Identifier(this=name, quoted=quoted)
 
 
-_PLAIN_NAME = exp.SAFE_IDENTIFIER_RE  # what sqlglot leaves unquoted
+_QUOTED: dict[str, bool] = {}
 
 # Spark parses CAST as TRY_CAST unless in ANSI mode; both order values the same way.
 _SAME_CLASS = {"TryCast": "Cast"}

@@ -43,6 +43,8 @@ class Scope:
     # from (the left side of an inner or left join, the right side of a right join), or ""
     # when it is both sides coalesced (a full join) and so stays as written.
     merged: tuple[tuple[str, str], ...] = field(default=())
+    # `qualifier`'s answers: a scope is asked about the same few names again and again.
+    _qualifiers: dict[str, str | None] = field(default_factory=dict, init=False, compare=False, repr=False)
 
     def source(self, alias: str) -> Source | None:
         for source in self.sources:
@@ -52,6 +54,11 @@ class Scope:
 
     def qualifier(self, name: str) -> str | None:
         """The alias an unqualified `name` reads from, or None when that is not certain."""
+        if name not in self._qualifiers:
+            self._qualifiers[name] = self._qualifier(name)
+        return self._qualifiers[name]
+
+    def _qualifier(self, name: str) -> str | None:
         for column, alias in self.merged:
             if column == name:
                 return alias

@@ -43,6 +43,21 @@ class WindowSpans:
     order: Clause | None
 
 
+def tree_nodes(tree: exp.Expression) -> list[exp.Expression]:
+    """Every node of a tree once, breadth first. Hints are not entered: sqlglot parses a
+    hint's text on its own, so positions inside it are not offsets into the statement."""
+    nodes = [tree]
+    for node in nodes:  # grows as it is read
+        if isinstance(node, exp.Hint):
+            continue
+        for value in node.args.values():
+            if isinstance(value, exp.Expression):
+                nodes.append(value)
+            elif type(value) is list:
+                nodes.extend(v for v in value if isinstance(v, exp.Expression))
+    return nodes
+
+
 def position(node: exp.Expression) -> Range | None:
     meta = node._meta  # read without `node.meta`, which gives every node a dict
     if meta and "start" in meta and "end" in meta:
@@ -64,9 +79,7 @@ class Spans:
         # What `positioned` and `leaves` found for the nodes of the tree, by `id`: the tree
         # is kept (and never changed), so no other node can have one of these ids.
         self.tree = tree
-        # Every node once, breadth first. Hints are skipped: sqlglot parses a hint's text on
-        # its own, so positions inside it are not offsets into the statement.
-        nodes = list(tree.walk(prune=lambda n: isinstance(n, exp.Hint)))
+        nodes = tree_nodes(tree)
         self._positioned = self._positioned_all(nodes)
         self._leaves: dict[int, Range | None] = {}
         self.selects = select_anchors(self, [n for n in nodes if isinstance(n, exp.Select)])
@@ -98,16 +111,21 @@ class Spans:
         return found
 
     def _positioned_all(self, nodes: list[exp.Expression]) -> dict[int, Range | None]:
-        """`positioned` of every node of a tree, listed breadth first (hints not entered)."""
+        """`positioned` of every node of a tree listed by `tree_nodes`: children before
+        parents, each merged into its parent's entry when it is done."""
         table: dict[int, Range | None] = {}
-        for node in reversed(nodes):  # children before parents
+        root = nodes[0]
+        for node in reversed(nodes):
+            key = id(node)
             if isinstance(node, exp.Hint):
-                table[id(node)] = None
-                continue
-            found = self._own_position(node)
-            for child in node.iter_expressions():
-                found = merged(found, table[id(child)])
-            table[id(node)] = found
+                found = table[key] = None
+            elif node._meta is None:  # most nodes: no position of their own
+                found = table[key] = table.get(key)
+            else:
+                found = table[key] = merged(self._own_position(node), table.get(key))
+            if node is not root and found is not None:
+                parent = id(node.parent)
+                table[parent] = merged(table.get(parent), found)
         return table
 
     def _own_position(self, node: exp.Expression) -> Range | None:
