@@ -26,6 +26,7 @@ test: $(STAMP) java
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/ordering_scaling.py
+	$(BIN)/python benchmarks/check_speed.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis
