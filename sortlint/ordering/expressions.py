@@ -8,12 +8,29 @@ PySpark `selectExpr`, or built from `F.col("A") + 1` becomes the same key.
 
 from __future__ import annotations
 
-from functools import cached_property
-
 import sqlglot
 from sqlglot import exp
 
 DIALECT = "spark"
+
+
+class _computed_once:
+    """`functools.cached_property` without the lock Python 3.11 takes on every first read
+    (a cost that shows: the engine makes and reads thousands of Exprs per file, in one
+    thread). The value lands in the instance's dict, which later reads find first."""
+
+    def __init__(self, compute) -> None:
+        self.compute = compute
+        self.__doc__ = compute.__doc__
+
+    def __set_name__(self, owner, name: str) -> None:
+        self.name = name
+
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self
+        value = instance.__dict__[self.name] = self.compute(instance)
+        return value
 
 
 class Expr:
@@ -46,32 +63,32 @@ class Expr:
     def column(cls, name: str, table: str | None = None) -> Expr:
         return cls.of(column_node(name.lower(), table.lower() if table else None))
 
-    @cached_property
+    @_computed_once
     def key(self) -> str:
         """The canonical Spark SQL text, for people and for stable sorting."""
         return _normalise(self.node.copy()).sql(dialect=DIALECT, comments=False)
 
-    @cached_property
+    @_computed_once
     def is_literal(self) -> bool:
         return _is_literal(self.node)
 
-    @cached_property
+    @_computed_once
     def is_column(self) -> bool:
         return isinstance(self.node, exp.Column)
 
-    @cached_property
+    @_computed_once
     def column_name(self) -> str | None:
         """The unqualified column name, for a plain column reference."""
         return self.node.name.lower() if isinstance(self.node, exp.Column) else None
 
-    @cached_property
+    @_computed_once
     def columns(self) -> frozenset[Expr]:
         """The column references this expression reads."""
         if isinstance(self.node, exp.Column):
             return frozenset((self,))
         return frozenset(Expr.of(c) for c in self.node.find_all(exp.Column))
 
-    @cached_property
+    @_computed_once
     def children(self) -> tuple[Expr, ...]:
         """Direct operand expressions (type and unit arguments excluded)."""
         return tuple(
