@@ -35,7 +35,7 @@ def nested_queries(node: exp.Expression) -> Iterator[exp.Expression]:
         if isinstance(current, exp.Query):
             yield current
             continue
-        stack.extend(reversed(list(current.iter_expressions())))
+        stack.extend(current.iter_expressions(reverse=True))
 
 
 def subquery_nodes(expression: exp.Expression, scope: Scope, ctx: Context) -> tuple[Node, ...]:
