@@ -68,10 +68,11 @@ def balanced_shares(files: Sequence[Path], count: int) -> list[list[Path]]:
     with the fewest bytes so far."""
     shares: list[list[Path]] = [[] for _ in range(count)]
     loads = [0] * count
-    for path in sorted(files, key=_size, reverse=True):
+    sizes = {path: _size(path) for path in files}
+    for path in sorted(files, key=sizes.__getitem__, reverse=True):
         lightest = loads.index(min(loads))
         shares[lightest].append(path)
-        loads[lightest] += _size(path)
+        loads[lightest] += sizes[path]
     return shares
 
 

@@ -8,6 +8,8 @@ PySpark `selectExpr`, or built from `F.col("A") + 1` becomes the same key.
 
 from __future__ import annotations
 
+from functools import cache
+
 import sqlglot
 from sqlglot import exp
 
@@ -127,13 +129,13 @@ def column_node(name: str, table: str | None = None) -> exp.Column:
 
 
 def _identifier(name: str) -> exp.Identifier:
-    quoted = _QUOTED.get(name)
-    if quoted is None:
-        quoted = _QUOTED[name] = not exp.SAFE_IDENTIFIER_RE.match(name)  # as sqlglot decides
-    return exp.Identifier(this=name, quoted=quoted)
+    return exp.Identifier(this=name, quoted=_needs_quotes(name))
 
 
-_QUOTED: dict[str, bool] = {}
+@cache
+def _needs_quotes(name: str) -> bool:
+    """Whether sqlglot quotes `name` when it makes an identifier of it."""
+    return not exp.SAFE_IDENTIFIER_RE.match(name)
 
 # Spark parses CAST as TRY_CAST unless in ANSI mode; both order values the same way.
 _SAME_CLASS = {"TryCast": "Cast"}
@@ -207,7 +209,7 @@ def _normalise(node: exp.Expression) -> exp.Expression:
         if isinstance(sub, exp.Identifier):
             name = sub.this.lower()
             sub.set("this", name)
-            sub.set("quoted", exp.to_identifier(name).quoted)
+            sub.set("quoted", _needs_quotes(name))
     for paren in list(node.find_all(exp.Paren)):
         inner = paren.this
         keeps_precedence = isinstance(paren.parent, (exp.Binary, exp.Unary)) and isinstance(

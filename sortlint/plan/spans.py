@@ -45,7 +45,10 @@ class WindowSpans:
 
 def tree_nodes(tree: exp.Expression) -> list[exp.Expression]:
     """Every node of a tree once, breadth first. Hints are not entered: sqlglot parses a
-    hint's text on its own, so positions inside it are not offsets into the statement."""
+    hint's text on its own, so positions inside it are not offsets into the statement.
+
+    The order of sqlglot's `walk(prune=...)`, read from the arguments directly: its
+    generators cost ~2% of a check (valgrind instruction counts over TPC-DS)."""
     nodes = [tree]
     for node in nodes:  # grows as it is read
         if isinstance(node, exp.Hint):
