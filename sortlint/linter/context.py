@@ -8,14 +8,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from sortlint.config import Config
-from sortlint.linter.finding import Edit, Finding, Fix
-from sortlint.rewriters.edits import UneditableRegion
+from sortlint.diagnostics import Applicability, Edit, Finding, Fix, UneditableRegion
 from sortlint.ordering import Evidence, Properties, basis_of
 from sortlint.ordering.transfer import Analysis
 from sortlint.plan import nodes as n
 
 if TYPE_CHECKING:
-    from sortlint.sources.units import Unit
+    from sortlint.units import Unit
 
 # Operators that pass rows through in the order they arrive.
 ORDER_PRESERVING = (n.Project, n.Filter, n.Alias)
@@ -85,11 +84,11 @@ class Context:
         try:
             edits = make_edits()
         except UneditableRegion as refusal:
-            return Fix("unavailable", f"{message}: {refusal}")
+            return Fix(Applicability.DISPLAY_ONLY, f"{message}: {refusal}")
         if not edits:
             return None
         unenforced = any(e.basis == "declared" and not e.enforced for e in evidence)
-        return Fix("unsafe" if unenforced else "safe", message, tuple(edits))
+        return Fix(Applicability.UNSAFE if unenforced else Applicability.SAFE, message, tuple(edits))
 
 
 def because(evidence: Iterable[Evidence]) -> str:

@@ -6,14 +6,14 @@ from typing import TYPE_CHECKING
 
 from sortlint.config import Config
 from sortlint.linter.context import Context
-from sortlint.linter.finding import Finding
+from sortlint.diagnostics import Finding
 from sortlint.linter.rules import RULES
 from sortlint.linter.suppression import suppressed
 from sortlint.ordering.transfer import Analysis, analyse
 from sortlint.plan import nodes as n
 
 if TYPE_CHECKING:
-    from sortlint.sources.units import Unit
+    from sortlint.units import Unit
 
 
 def analyse_statement(unit: Unit, root: n.Node, config: Config) -> Analysis:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from sortlint.config import Config
 from sortlint.errors import UserError
-from sortlint.linter.finding import Finding
+from sortlint.diagnostics import Finding
 from sortlint.linter.lint import lint_statement
 from sortlint.plan.statement import Statement, build_statement
 from sortlint.plan.tables import Tables, ViewDefinition

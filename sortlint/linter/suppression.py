@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from sortlint.linter.finding import Finding
+from sortlint.diagnostics import Finding
 
 NOQA = re.compile(r"(?:--|#)\s*noqa(?::\s*(?P<codes>[A-Z]+\d+(?:\s*,\s*[A-Z]+\d+)*))?", re.I)
 

@@ -8,11 +8,11 @@ ASC as NULLS FIRST and DESC as NULLS LAST; DataFusion's SQL default is the oppos
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
 
+from sortlint.diagnostics import Basis
 from sortlint.ordering.expressions import Expr
 
-Basis = Literal["query", "declared"]
+__all__ = ["Basis", "Evidence", "Ordering", "SortKey", "SortOptions", "basis_of", "format_ordering"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,7 @@ from sortlint.plan.built import Built
 from sortlint.plan.nodes import Span
 from sortlint.plan.spans import Spans
 from sortlint.plan.tables import TableLookup
-from sortlint.sources.units import Unit
+from sortlint.units import Unit
 
 
 @dataclass(frozen=True)

@@ -277,7 +277,7 @@ class Builder:
     def view(self, op: Op, name: str, view) -> Frame:
         """`spark.table` of a view a SQL statement created: the view's plan, linted where the
         view is defined."""
-        from sortlint.sources.units import Unit
+        from sortlint.units import Unit
 
         text = f"SELECT * FROM {name}"
         unit = Unit(self.unit.path, text, 0, text)

@@ -22,11 +22,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import replace
 
-from sortlint.linter.finding import Edit
+from sortlint.diagnostics import Applicability, Edit
 from sortlint.plan import nodes as n
-from sortlint.rewriters.edits import edit
 from sortlint.rewriters.sql_edits import remove_items, reorder_items
 
 
@@ -52,16 +50,16 @@ def remove_call(unit, span: n.Span) -> list[Edit]:
         if rest != "\\" and previous.endswith("\\"):
             # The chain's last line: the line before loses its continuation.
             cut = previous_start + len(previous[:-1].rstrip())
-            return [edit(unit, at(cut), at(content_end), "")]
+            return [unit.edit(at(cut), at(content_end), "")]
         if line_end < len(raw):
-            return [edit(unit, at(line_start), at(line_end + 1), "")]
-        return [edit(unit, at(previous_end - (1 if raw[previous_end - 1 : previous_end] == "\r" else 0)),
+            return [unit.edit(at(line_start), at(line_end + 1), "")]
+        return [unit.edit(at(previous_end - (1 if raw[previous_end - 1 : previous_end] == "\r" else 0)),
                      at(line_end), "")]
     if before.strip() == "" and rest.startswith(")") and line_start > 0:
         if "#" not in previous and not previous.endswith("\\") and previous:
             # `.orderBy(x))` closing the chain: the parenthesis joins the line before.
-            return [edit(unit, at(previous_start + len(previous)), at(end), "")]
-    return [edit(unit, span.start, span.end, "")]
+            return [unit.edit(at(previous_start + len(previous)), at(end), "")]
+    return [unit.edit(span.start, span.end, "")]
 
 
 def drop_sort_key(node: n.Sort, index: int, context) -> list[Edit] | None:
@@ -86,8 +84,8 @@ def reorder_group_keys(node: n.Aggregate, order: list[int], context, message: st
         return reorder_items(unit, spans, order) + [_select_after(unit, info, names)]
 
     fix = context.fix(f"{message}, then .select the columns in their old order", edits)
-    if fix is not None and fix.applicability == "safe" and not info.certain:
-        fix = replace(fix, applicability="unsafe")
+    if fix is not None and not info.certain:
+        fix = fix.at_most(Applicability.UNSAFE)
     return fix
 
 
@@ -110,11 +108,11 @@ def drop_group_key(node: n.Aggregate, verdicts: Sequence, index: int, context) -
         if not info.args or key.text.count(".alias(") or _is_dict(unit, info.args[0]):
             return None
         if not duplicate:
-            edits.append(edit(unit, info.args[0].start, info.args[0].start, f"{kept}, "))
+            edits.append(unit.edit(info.args[0].start, info.args[0].start, f"{kept}, "))
     elif info.method == "count":
         count = f"{functions}.count({functions}.lit(1)).alias(\"count\")"
         parts = [count] if duplicate else [kept, count]
-        edits.append(edit(unit, info.call.start, info.call.end, f".agg({', '.join(parts)})"))
+        edits.append(unit.edit(info.call.start, info.call.end, f".agg({', '.join(parts)})"))
     else:
         return None
     keys = len(node.keys)
@@ -147,7 +145,7 @@ def drop_window_key(window: n.Window, function: n.WindowFunction, index: int, co
         if call is None:
             return None
         if info.only_call:
-            edits = [edit(unit, items[0].span.start, items[0].span.end, "")]
+            edits = [unit.edit(items[0].span.start, items[0].span.end, "")]
         else:
             edits = remove_call(unit, call)
     else:
@@ -157,13 +155,13 @@ def drop_window_key(window: n.Window, function: n.WindowFunction, index: int, co
             continue
         if span is None or name is None:
             return None
-        edits.append(edit(unit, span.end, span.end, f".alias({_literal(name)})"))
+        edits.append(unit.edit(span.end, span.end, f".alias({_literal(name)})"))
     return edits
 
 
 def _select_after(unit, info, names: Sequence[str]) -> Edit:
     columns = ", ".join(_literal(_attribute(name)) for name in names)
-    return edit(unit, info.call.end, info.call.end, f".select({columns})")
+    return unit.edit(info.call.end, info.call.end, f".select({columns})")
 
 
 def _attribute(name: str) -> str:

@@ -33,7 +33,7 @@ from sortlint.plan.dataframe_ops import (
     PyValue, Range, Reader, Session, Sink, SpecKey, SqlSource, SqlText, Unknown, Value,
     WindowSpec, Writer,
 )
-from sortlint.sources.units import line_starts
+from sortlint.units import line_starts
 
 FUNCTIONS_MODULE = "pyspark.sql.functions"
 WINDOW_CLASS = "pyspark.sql.Window"

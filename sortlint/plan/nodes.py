@@ -16,7 +16,7 @@ from typing import Literal
 from sqlglot import exp
 
 from sortlint.ordering import Expr, SortOptions
-from sortlint.sources.units import Unit
+from sortlint.units import Unit
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from sortlint.errors import UserError
 from sortlint.plan.spans import Spans
 from sortlint.plan.tables import ViewDefinition
 from sortlint.plan.tokens import TokenIndex
-from sortlint.sources.units import Unit
+from sortlint.units import Unit
 
 
 def parse_unit(unit: Unit, dialect: str) -> tuple[exp.Expression, Spans]:

@@ -18,7 +18,7 @@ from sortlint.plan.nodes import Node, Opaque, Span, Write
 from sortlint.plan.parse import parse_unit
 from sortlint.plan.query import build_query
 from sortlint.plan.tables import TableLookup, Tables, ViewDefinition
-from sortlint.sources.units import Unit
+from sortlint.units import Unit
 
 QUERIES = (exp.Query, exp.Values)
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from sqlglot import exp
 
-from sortlint.sources.units import Unit
+from sortlint.units import Unit
 
 if TYPE_CHECKING:
     from sortlint.plan.spans import Spans

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sortlint.linter.finding import Finding
+from sortlint.diagnostics import Finding
 from sortlint.ordering import Properties, format_ordering
 from sortlint.ordering.transfer import Analysis
 from sortlint.plan import nodes as n

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from sortlint.linter.finding import Finding, Fix
+
+from sortlint.diagnostics import Finding, Fix
 
 
 def render(findings: Sequence[Finding]) -> str:
@@ -28,7 +29,7 @@ def as_json(finding: Finding) -> dict:
 
 def fix_json(fix: Fix) -> dict:
     return {
-        "applicability": fix.applicability,
+        "applicability": fix.applicability.value,
         "message": fix.message,
         "edits": [
             {

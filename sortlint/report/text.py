@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from sortlint.errors import UserError
-from sortlint.linter.finding import Finding
+from sortlint.diagnostics import Applicability, Finding
 
 
 def render(
@@ -28,9 +28,9 @@ def path_line(finding: Finding) -> str:
 
 def _fix_mark(finding: Finding, unsafe: bool) -> str:
     """`[*]` when `--fix` would fix it; `[*unsafe]` when it needs `--unsafe-fixes`."""
-    if finding.fix is None or finding.fix.applicability == "unavailable":
+    if finding.fix is None or finding.fix.applicability is Applicability.DISPLAY_ONLY:
         return ""
-    if finding.fix.applicability == "safe" or unsafe:
+    if finding.fix.applicability is Applicability.SAFE or unsafe:
         return " [*]"
     return " [*unsafe]"
 

@@ -17,9 +17,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sortlint.linter.finding import Finding
+from sortlint.diagnostics import Applicability, Finding
 from sortlint.linter.repository import FileAnalysis, FileTables
-from sortlint.rewriters.edits import apply_edits, overlaps
+from sortlint.diagnostics import apply_edits, overlaps
 
 MAX_ROUNDS = 10
 Reanalyse = Callable[[str], "tuple[FileAnalysis, FileTables]"]
@@ -41,8 +41,8 @@ class Outcome:
 
 
 def fixable(finding: Finding, unsafe: bool) -> bool:
-    allowed = ("safe", "unsafe") if unsafe else ("safe",)
-    return finding.fix is not None and finding.fix.applicability in allowed
+    least = Applicability.UNSAFE if unsafe else Applicability.SAFE
+    return finding.fix is not None and finding.fix.applicability >= least
 
 
 def fix_file(analysis: FileAnalysis, tables: FileTables, reanalyse: Reanalyse, unsafe: bool) -> Outcome:

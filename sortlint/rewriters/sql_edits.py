@@ -6,10 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sortlint.linter.finding import Edit
+from sortlint.diagnostics import Edit
 from sortlint.plan.nodes import Span
-from sortlint.rewriters.edits import edit
-from sortlint.sources.units import Unit
+from sortlint.units import Unit
 
 
 def remove_clause(unit: Unit, span: Span) -> list[Edit]:
@@ -20,14 +19,14 @@ def remove_clause(unit: Unit, span: Span) -> list[Edit]:
     alone_after = after >= len(text) or text[after] in "\r\n"
     if alone_before and alone_after and line_start > 0:
         # The clause owns its lines: remove them, from the line break before it.
-        return [edit(unit, _line_break_before(text, line_start), after, "")]
+        return [unit.edit(_line_break_before(text, line_start), after, "")]
     if span.start > 0 and text[span.start - 1] == "(":
         # First inside parentheses (`OVER (PARTITION BY a ORDER BY b)`): take the space after.
-        return [edit(unit, span.start, _skip_blanks_and_breaks(text, span.end, len(text)), "")]
+        return [unit.edit(span.start, _skip_blanks_and_breaks(text, span.end, len(text)), "")]
     start = span.start
     while start > 0 and text[start - 1] in " \t\r\n":
         start -= 1
-    return [edit(unit, start, span.end, "")]
+    return [unit.edit(start, span.end, "")]
 
 
 def remove_items(unit: Unit, items: Sequence[Span], drop: set[int]) -> list[Edit]:
@@ -47,10 +46,10 @@ def remove_items(unit: Unit, items: Sequence[Span], drop: set[int]) -> list[Edit
             # Before the first kept item: take the item and the comma after it.
             comma = text.index(",", item.end)
             end = _skip_blanks_and_breaks(text, comma + 1, items[index + 1].start)
-            edits.append(edit(unit, item.start, end, ""))
+            edits.append(unit.edit(item.start, end, ""))
             continue
         comma = text.rindex(",", items[index - 1].end, item.start)
-        edits.append(edit(unit, comma, comma + 1, ""))
+        edits.append(unit.edit(comma, comma + 1, ""))
         start, end = item.start, item.end
         line_start = text.rfind("\n", 0, start) + 1
         line_end = _skip_blanks(text, end)
@@ -59,7 +58,7 @@ def remove_items(unit: Unit, items: Sequence[Span], drop: set[int]) -> list[Edit
         else:
             while start > comma + 1 and text[start - 1] in " \t":
                 start -= 1
-        edits.append(edit(unit, start, end, ""))
+        edits.append(unit.edit(start, end, ""))
     return _merge(edits)
 
 
@@ -67,14 +66,14 @@ def reorder_items(unit: Unit, items: Sequence[Span], order: Sequence[int]) -> li
     """Put the item texts in `order` (order[i] = which item goes to position i)."""
     texts = [unit.text[s.start : s.end] for s in items]
     return [
-        edit(unit, span.start, span.end, texts[source])
+        unit.edit(span.start, span.end, texts[source])
         for position, (span, source) in enumerate(zip(items, order))
         if source != position
     ]
 
 
 def replace(unit: Unit, span: Span, content: str) -> list[Edit]:
-    return [edit(unit, span.start, span.end, content)]
+    return [unit.edit(span.start, span.end, content)]
 
 
 def _skip_blanks(text: str, position: int) -> int:

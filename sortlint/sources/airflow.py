@@ -80,7 +80,7 @@ from sortlint.sources.python_strings import (
     is_bytes,
     is_string,
 )
-from sortlint.sources.units import Unit
+from sortlint.units import Unit
 
 TEMPLATE_SUFFIXES = (".sql", ".hql")
 SQL_KEYWORDS = ("sql", "hql")

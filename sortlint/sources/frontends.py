@@ -15,7 +15,7 @@ from pathlib import Path
 
 from sortlint.config import Config
 from sortlint.sources.sql_files import split_statements
-from sortlint.sources.units import Unit
+from sortlint.units import Unit
 
 # A front end returns the units it finds, or None when the file is not its kind.
 FrontEnd = Callable[[Path, str, Config], "list[Unit] | None"]

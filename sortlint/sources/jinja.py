@@ -34,10 +34,10 @@ from sqlglot.errors import TokenError
 
 from sortlint.config import Config
 from sortlint.errors import UserError
-from sortlint.rewriters.edits import UneditableRegion
+from sortlint.diagnostics import UneditableRegion
 from sortlint.sources import dbt
 from sortlint.sources.sql_files import failure_offset, statement_bounds
-from sortlint.sources.units import Unit, line_starts, raw_location
+from sortlint.units import Unit, line_starts, raw_location
 
 TEMPLATE_MARK = re.compile(r"\{[{%#]")
 

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from sortlint.config import Config
 from sortlint.errors import UserError
-from sortlint.sources.units import Unit
+from sortlint.units import Unit
 
 KIND = "pyspark"
 _MENTIONS_SPARK = re.compile(r"pyspark|\bspark\b|SparkSession|\.sql\(|\.table\(")

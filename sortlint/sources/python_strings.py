@@ -123,7 +123,7 @@ FieldText = Callable[[Field], "str | None"]
 @dataclass(frozen=True)
 class MappedText:
     """A text and the map from each of its characters back to the raw file: a `Unit`'s
-    offset map (`to_raw`), with the `uneditable` and `encode` hooks `rewriters.edits` asks."""
+    offset map (`to_raw`), with the `uneditable` and `encode` hooks `Unit.edit` asks."""
 
     text: str
     segments: tuple[Segment, ...]
@@ -170,7 +170,7 @@ class MappedText:
         return None
 
     def encode(self, text: str) -> str:
-        from sortlint.rewriters.edits import UneditableRegion
+        from sortlint.diagnostics import UneditableRegion
 
         for segment in self.segments:
             if segment.kind == OPAQUE and segment.end > segment.start:
@@ -294,7 +294,7 @@ _SIMPLE_ESCAPES = {"\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
 def _encode(text: str, is_raw: bool, is_formatted: bool, quote: str, newline: str = "\n") -> str:
-    from sortlint.rewriters.edits import UneditableRegion
+    from sortlint.diagnostics import UneditableRegion
 
     q = quote[0]
     triple = len(quote) == 3
@@ -339,7 +339,7 @@ def _encode(text: str, is_raw: bool, is_formatted: bool, quote: str, newline: st
 
 def _encode_for_all(text: str, styles: set[tuple[bool, bool, str]]) -> str:
     """One spelling valid in literals of every style the unit spans."""
-    from sortlint.rewriters.edits import UneditableRegion
+    from sortlint.diagnostics import UneditableRegion
 
     quotes = {quote[0] for _, _, quote in styles}
     formatted = {f for _, f, _ in styles}

@@ -20,7 +20,7 @@ from sqlglot.errors import TokenError
 from sqlglot.tokens import Token, TokenType
 
 from sortlint.errors import UserError
-from sortlint.sources.units import Unit, UnitTokens, line_starts, raw_location
+from sortlint.units import Unit, UnitTokens, line_starts, raw_location
 
 # Whitespace and finished comments the tokenizer skips before it meets a token.
 _SKIPPED = re.compile(r"(?:\s+|--[^\n]*(?:\n|$)|/\*.*?\*/)*", re.DOTALL)

@@ -74,7 +74,7 @@ from sortlint.ordering.transfer import Analysis, analyse, output_names
 from sortlint.plan import nodes as n
 from sortlint.plan.statement import build_statement
 from sortlint.plan.tables import Tables
-from sortlint.sources.units import Unit
+from sortlint.units import Unit
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared"
 CASES_DIR = SHARED / "conformance" / "datafusion" / "slt"

@@ -13,7 +13,7 @@ from sortlint.ordering.transfer import analyse
 from sortlint.plan import nodes as n
 from sortlint.plan.statement import build_statement
 from sortlint.plan.tables import Tables
-from sortlint.sources.units import Unit
+from sortlint.units import Unit
 
 
 def source(name: str, columns: str, *orderings: str) -> Source:

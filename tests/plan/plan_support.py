@@ -11,7 +11,7 @@ from sortlint.plan.nodes import Node, Span, walk
 from sortlint.plan.render import render
 from sortlint.plan.statement import Statement, build_statement
 from sortlint.plan.tables import Tables
-from sortlint.sources.units import Unit
+from sortlint.units import Unit
 
 CATALOG: dict[str, tuple[str, ...] | None] = {
     "events": ("event_id", "host", "time", "level", "amount", "price"),

@@ -20,7 +20,7 @@ from sortlint.cli import main
 from sortlint.config import load_config
 from sortlint.errors import UserError
 from sortlint.linter.repository import check
-from sortlint.rewriters.edits import UneditableRegion
+from sortlint.diagnostics import UneditableRegion
 from sortlint.sources.airflow import dag_units, template_file_units
 from sortlint.sources.python_strings import MappedText, SourceSpans, decode
 

@@ -22,7 +22,7 @@ from sortlint.linter.repository import check
 from sortlint.sources import dbt
 from sortlint.sources.frontends import units_of
 from sortlint.sources.jinja import Rendered, Slice, TemplateMap, jinja_units, normalize_newlines
-from sortlint.rewriters.edits import UneditableRegion
+from sortlint.diagnostics import UneditableRegion
 
 CATALOG = """\
 target: spark

@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from sortlint.linter.context import Context
-from sortlint.linter.finding import Finding
+from sortlint.diagnostics import Finding
 from sortlint.linter.rules.sl001_unnecessary_sort import remove_sort, unnecessary
 from sortlint.ordering.monotonicity import FLOATING
 from sortlint.plan import nodes as n

@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from sortlint.linter.context import Context
-from sortlint.linter.finding import Finding
+from sortlint.diagnostics import Finding
 from sortlint.linter.redundancy import describe
 from sortlint.linter.rules.sl001_unnecessary_sort import unnecessary
 from sortlint.ordering import SortKey

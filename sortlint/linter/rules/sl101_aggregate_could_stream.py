@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from sortlint.linter.context import Context, because
-from sortlint.linter.finding import Finding
+from sortlint.diagnostics import Finding
 from sortlint.ordering import Permutation, format_ordering
 from sortlint.plan import nodes as n
 from sortlint.rewriters.sql_edits import reorder_items

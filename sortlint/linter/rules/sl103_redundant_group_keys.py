@@ -31,7 +31,7 @@ from collections.abc import Iterator, Sequence
 from sqlglot import exp
 
 from sortlint.linter.context import Context
-from sortlint.linter.finding import Finding
+from sortlint.diagnostics import Finding
 from sortlint.linter.redundancy import describe
 from sortlint.ordering import Expr, KeyVerdict, SortKey
 from sortlint.plan import nodes as n

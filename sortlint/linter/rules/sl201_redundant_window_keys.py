@@ -28,11 +28,10 @@ from collections.abc import Iterator
 from sqlglot import exp
 
 from sortlint.linter.context import Context
-from sortlint.linter.finding import Finding
+from sortlint.diagnostics import Finding
 from sortlint.linter.redundancy import describe
 from sortlint.ordering import SortKey
 from sortlint.plan import nodes as n
-from sortlint.rewriters.edits import edit
 from sortlint.rewriters.names import UnknownName, alias_needed, spark_output_name
 from sortlint.rewriters.sql_edits import remove_clause, remove_items
 
@@ -106,7 +105,7 @@ def _edits(window: n.Window, function: n.WindowFunction, index: int, context: Co
             except (UnknownName, ValueError):
                 return None
             alias = f" AS {alias_needed(name)}"
-            edits.append(edit(context.unit, column.span.end, column.span.end, alias))
+            edits.append(context.unit.edit(column.span.end, column.span.end, alias))
     return edits
 
 

@@ -5,6 +5,10 @@ from is not always a slice of the file: Jinja rendering and Python string litera
 offsets. Every unit therefore carries an `OffsetMap` from its own text to the raw file; for a
 statement cut out of a `.sql` file the map is a plain shift (`LinearMap`).
 
+A fix is written as edits on the unit's text (`Unit.edit`), mapped to the raw file: the same
+rule code serves SQL files, SQL inside templates and Python strings, and DataFrame calls. A
+map may refuse an edit (`uneditable`) and encode inserted text for where it lands (`encode`).
+
 A unit cut from a tokenized file also carries its tokens (`UnitTokens`), so the file is
 tokenized once.
 """
@@ -16,6 +20,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
+
+from sortlint.diagnostics import Edit, UneditableRegion
 
 if TYPE_CHECKING:
     from sqlglot.tokens import Token
@@ -65,6 +71,25 @@ class Unit:
     def location(self, offset_in_unit: int) -> tuple[int, int]:
         """1-based (line, column) in the raw file; a column counts characters on its line."""
         return raw_location(self._line_starts, self.raw_offset(offset_in_unit))
+
+    def edit(self, start: int, end: int, content: str) -> Edit:
+        """Replace unit text [start, end) by `content`, as an edit on the raw file.
+
+        The unit's offset map may refuse the range (`uneditable(start, end)` returns why:
+        `UneditableRegion`) and may encode inserted text for where it lands (`encode(text)`:
+        escapes inside a Python string literal).
+        """
+        mapping = self.offsets
+        refusal = getattr(mapping, "uneditable", None)
+        reason = refusal(start, end) if refusal else None
+        if reason:
+            raise UneditableRegion(reason)
+        encode = getattr(mapping, "encode", None)
+        if encode and content:
+            content = encode(content)
+        line, column = self.location(start)
+        end_line, end_column = self.location(end)
+        return Edit(line, column, end_line, end_column, content, self.raw_offset(start), self.raw_offset(end))
 
     @cached_property
     def _line_starts(self) -> tuple[int, ...]:

@@ -1,0 +1,30 @@
+"""A finding: one rule's verdict on one clause or key, with where it is and why."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from sortlint.diagnostics.fixes import Fix
+
+# What a conclusion rests on: the query alone, or a declaration of the catalog.
+Basis = Literal["query", "declared"]
+
+
+@dataclass(frozen=True)
+class Finding:
+    code: str
+    name: str
+    message: str
+    path: Path
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    basis: Basis
+    fix: Fix | None = field(default=None, compare=False)
+
+    @property
+    def sort_key(self) -> tuple:
+        return (str(self.path), self.line, self.column, self.code)
