@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from sortlint.config import Config
 from sortlint.diagnostics import Applicability, Edit, Finding, Fix, UneditableRegion
 from sortlint.ordering import Evidence, Properties, basis_of
-from sortlint.ordering.transfer import Analysis
+from sortlint.engines import Analysis
 from sortlint.plan import nodes as n
 
 if TYPE_CHECKING:

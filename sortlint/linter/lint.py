@@ -9,7 +9,7 @@ from sortlint.linter.context import Context
 from sortlint.diagnostics import Finding
 from sortlint.linter.rules import RULES
 from sortlint.linter.suppression import suppressed
-from sortlint.ordering.transfer import Analysis, analyse
+from sortlint.engines import Analysis, analyse
 from sortlint.plan import nodes as n
 
 if TYPE_CHECKING:

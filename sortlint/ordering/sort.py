@@ -28,6 +28,11 @@ class SortOptions:
     def datafusion(cls, descending: bool = False) -> SortOptions:
         return cls(descending, nulls_first=descending)
 
+    @classmethod
+    def default(cls, target: str, descending: bool = False) -> SortOptions:
+        """Null placement where a query does not spell it out: the target engine's."""
+        return cls.datafusion(descending) if target == "datafusion" else cls.spark(descending)
+
     def reversed(self) -> SortOptions:
         """The order of `-x` when `x` has these options: nulls stay where they were."""
         return SortOptions(not self.descending, self.nulls_first)

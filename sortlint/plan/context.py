@@ -66,6 +66,4 @@ class Context:
 
     def default_options(self, descending: bool) -> SortOptions:
         """Null placement when the query does not spell it out: the target engine's."""
-        if self.target == "datafusion":
-            return SortOptions.datafusion(descending)
-        return SortOptions.spark(descending)
+        return SortOptions.default(self.target, descending)

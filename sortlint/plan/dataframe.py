@@ -626,8 +626,7 @@ class Builder:
         descending, nulls_first = direction(expr)
         inner = expr.expr if isinstance(expr, CSort) else expr
         if nulls_first is None:
-            options = (SortOptions.datafusion(descending) if self.config.target == "datafusion"
-                       else SortOptions.spark(descending))
+            options = SortOptions.default(self.config.target, descending)
         else:
             options = SortOptions(descending, nulls_first)
         return SortItem(Expr.of(self.resolve(inner, frame)), options, self.span(where), text)

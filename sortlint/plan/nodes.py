@@ -235,3 +235,14 @@ def walk(node: Node):
     yield node
     for child in node.children:
         yield from walk(child)
+
+
+def output_names(node: Node) -> tuple[str, ...]:
+    """The bare output column names of a query's top node, () when unknown."""
+    if isinstance(node, Project):
+        return tuple(column.name for column in node.columns) if not node.passthrough else ()
+    if isinstance(node, (SetOp, Values, Opaque)):
+        return node.columns
+    if isinstance(node, (Sort, Limit, Filter, Distinct, Repartition, Write, Window)):
+        return output_names(node.children[0]) if node.children else ()
+    return ()

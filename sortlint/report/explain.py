@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from sortlint.diagnostics import Finding
 from sortlint.ordering import Properties, format_ordering
-from sortlint.ordering.transfer import Analysis
+from sortlint.engines import Analysis
 from sortlint.plan import nodes as n
 
 

@@ -69,9 +69,10 @@ import pytest
 import yaml
 
 from sortlint.config import Column, Config, DeclaredOrdering, Location, OrderingItem, Source
+from sortlint.engines import Analysis, analyse
 from sortlint.ordering import Expr, SortKey, SortOptions
-from sortlint.ordering.transfer import Analysis, analyse, output_names
 from sortlint.plan import nodes as n
+from sortlint.plan.nodes import output_names
 from sortlint.plan.statement import build_statement
 from sortlint.plan.tables import Tables
 from sortlint.units import Unit

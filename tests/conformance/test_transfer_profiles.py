@@ -9,7 +9,7 @@ import pytest
 
 from sortlint.config import Column, Config, DeclaredOrdering, OrderingItem, Source
 from sortlint.ordering import SortKey
-from sortlint.ordering.transfer import analyse
+from sortlint.engines import analyse
 from sortlint.plan import nodes as n
 from sortlint.plan.statement import build_statement
 from sortlint.plan.tables import Tables
@@ -88,7 +88,7 @@ def test_sort_needed(sql: str, datafusion: bool, spark: bool) -> None:
 
 def test_a_quoted_column_named_like_an_expression_stays_a_column() -> None:
     from sortlint.ordering import Expr
-    from sortlint.ordering.transfer import declared_expr
+    from sortlint.engines.seeding import declared_expr
 
     table = Source("q", (Column("a + b", "int"), Column("a", "int"), Column("b", "int")))
     assert declared_expr("a + b", "q", table) == Expr.column("a + b", "q")

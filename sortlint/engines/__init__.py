@@ -1,0 +1,25 @@
+"""Engines: what each target engine does to the properties of rows, operator by operator.
+
+`seeding` turns the catalog's declarations into the properties of a table scan;
+`operators` holds the transfer functions both targets share; `spark` and `datafusion` hold
+everything that differs, each as a complete transfer table, so each engine's model reads in
+one file. `analyse` runs the configured target's table over a plan.
+"""
+
+from __future__ import annotations
+
+from sortlint.config import Config
+from sortlint.engines import datafusion, spark
+from sortlint.engines.analysis import Analysis, LineOf, TransferTable, propagate
+from sortlint.plan import nodes as n
+
+TARGETS: dict[str, TransferTable] = {"spark": spark.TRANSFER, "datafusion": datafusion.TRANSFER}
+
+
+def analyse(root: n.Node, config: Config, line_of: LineOf = lambda span: None) -> Analysis:
+    analysis = Analysis(config, line_of)
+    propagate(root, analysis, TARGETS[config.target])
+    return analysis
+
+
+__all__ = ["TARGETS", "Analysis", "LineOf", "analyse"]

@@ -1,0 +1,52 @@
+"""One statement's analysis: the properties of every plan node's output, bottom-up.
+
+A target (`sortlint.engines.spark`, `sortlint.engines.datafusion`) is a transfer table:
+for each node type, the function that gives the node's output properties from its inputs'.
+`propagate` runs a table over a plan.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from sortlint.config import Config
+from sortlint.ordering import Permutation, Properties
+from sortlint.plan import nodes as n
+
+LineOf = Callable[["n.Span | None"], "int | None"]
+
+
+@dataclass
+class Analysis:
+    """The properties of every node's output, and each aggregate's streaming mode."""
+
+    config: Config
+    line_of: LineOf
+    properties: dict[int, Properties] = field(default_factory=dict)
+    permutations: dict[int, Permutation] = field(default_factory=dict)
+
+    @property
+    def target(self) -> str:
+        return self.config.target
+
+    def of(self, node: n.Node) -> Properties:
+        return self.properties[id(node)]
+
+    def permutation(self, node: n.Aggregate) -> Permutation:
+        return self.permutations[id(node)]
+
+
+Transfer = Callable[[n.Node, Analysis], Properties]
+TransferTable = Mapping[type, Transfer]
+
+
+def propagate(node: n.Node, analysis: Analysis, table: TransferTable) -> Properties:
+    """The properties of `node` and of everything below it, recorded in `analysis`. A node
+    type the table does not name forgets every property."""
+    for child in node.children:
+        propagate(child, analysis, table)
+    transfer = table.get(type(node))
+    props = transfer(node, analysis) if transfer is not None else Properties()
+    analysis.properties[id(node)] = props
+    return props

@@ -1,0 +1,248 @@
+"""The transfer functions both targets share: operators whose effect on row properties does
+not depend on the engine, and the engine-independent part of the others.
+
+Row-wise operators (filter, projection, renaming) keep or teach facts; a sort makes an
+ordering; a shuffle (`Repartition`) destroys every ordering. What an aggregate, DISTINCT, a
+set operation or a join emits in order depends on the engine: those functions take the
+engine's answer as a parameter, and `sortlint.engines.spark` / `sortlint.engines.datafusion`
+give it. Whatever a node cannot account for is forgotten, never guessed.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import replace
+
+from sqlglot import exp
+
+from sortlint.engines.analysis import Analysis, Transfer
+from sortlint.engines.seeding import scan
+from sortlint.ordering import Evidence, Expr, Properties, SortKey, SortOptions
+from sortlint.plan import nodes as n
+from sortlint.plan.aggregates import unwrap
+
+
+def input_of(node: n.Node, analysis: Analysis) -> Properties:
+    return analysis.of(node.children[0]) if node.children else Properties()
+
+
+def query_evidence(analysis: Analysis, clause: str, span: n.Span | None) -> Evidence:
+    line = analysis.line_of(span)
+    return Evidence("query", f"{clause} (line {line})" if line else clause, line)
+
+
+def forget(node: n.Node, analysis: Analysis) -> Properties:
+    return Properties()
+
+
+def keep(node: n.Node, analysis: Analysis) -> Properties:
+    return input_of(node, analysis)
+
+
+# --- row-wise operators -------------------------------------------------------------
+
+
+def filter_rows(node: n.Filter, analysis: Analysis) -> Properties:
+    props = input_of(node, analysis)
+    for conjunct in node.conjuncts:
+        props = apply_predicate(props, conjunct, _conjunct_evidence(analysis, node, conjunct))
+    return props
+
+
+def _conjunct_evidence(analysis: Analysis, node: n.Filter, conjunct: Expr) -> Evidence:
+    line = analysis.line_of(node.span)
+    text = f"{node.clause} {{subject}}"
+    return Evidence("query", f"{text} (line {line})" if line else text, line, subject=conjunct)
+
+
+def apply_predicate(props: Properties, predicate: Expr, evidence: Evidence) -> Properties:
+    """What a row filter teaches: `e = literal` a constant, `a = b` an equality."""
+    node = predicate.node
+    if isinstance(node, (exp.EQ, exp.NullSafeEQ)):
+        left, right = Expr.of(node.this), Expr.of(node.expression)
+        props = props.with_equality(left, right, [evidence])
+        if isinstance(node, exp.EQ):  # `=` is never true on a null
+            props = props.with_not_null(e for e in (left, right) if not e.is_literal)
+        return props
+    if isinstance(node, exp.In) and not node.args.get("query"):
+        values = node.expressions
+        if len(values) == 1:
+            return apply_predicate(props, Expr.of(exp.EQ(this=node.this, expression=values[0])), evidence)
+    if isinstance(node, exp.Not) and isinstance(node.this, exp.Is):
+        if isinstance(node.this.expression, exp.Null):
+            return props.with_not_null([Expr.of(node.this.this)])
+    return props
+
+
+def project(node: n.Project, analysis: Analysis) -> Properties:
+    props = input_of(node, analysis)
+    # Outputs are named; two outputs of one name (`SELECT *` over a join) cannot be told
+    # apart by a later clause, so neither carries any fact.
+    counts = Counter(column.name.lower() for column in node.columns)
+    mapping = [
+        (column.expr, Expr.column(column.name))
+        for column in node.columns
+        if counts[column.name.lower()] == 1
+    ]
+    for alias in node.passthrough:
+        mapping += [(c, Expr.column(c.column_name)) for c in _mentioned_columns(props) if _qualifier(c) == alias]
+    return props.project(mapping)
+
+
+def alias(node: n.Alias, analysis: Analysis) -> Properties:
+    props = input_of(node, analysis)
+    names = node.columns or tuple(
+        c.column_name for c in _mentioned_columns(props) if not _qualifier(c)
+    )
+    return props.project([(Expr.column(name), Expr.column(name, node.alias)) for name in names])
+
+
+def _qualifier(column: Expr) -> str:
+    return column.node.table if isinstance(column.node, exp.Column) else ""
+
+
+def _mentioned_columns(props: Properties) -> list[Expr]:
+    """Every column some fact speaks of, for projections whose column list is unknown."""
+    exprs: set[Expr] = set(props.constants) | set(props.types) | set(props.not_null)
+    for cls in props.classes:
+        exprs.update(cls.members)
+    for fact in props.orderings:
+        exprs.update(key.expr for key in fact.keys)
+        exprs.update(fact.partitioned_by or ())
+    for key in props.unique_keys:
+        exprs.update(key.exprs)
+    columns = {c for e in exprs for c in e.columns}
+    return sorted(columns)
+
+
+# --- order-producing and order-destroying operators ---------------------------------
+
+
+def sort(node: n.Sort, analysis: Analysis) -> Properties:
+    props = input_of(node, analysis)
+    keys = [SortKey(item.expr, item.options) for item in node.keys]
+    evidence = query_evidence(analysis, node.clause, node.span)
+    if node.scope == "global":
+        return props.sorted_by(keys, [evidence])
+    child = node.children[0]
+    if isinstance(child, n.Repartition) and child.keys:
+        # DISTRIBUTE BY k SORT BY s: rows sharing k share a partition, sorted by s there.
+        return props.without_orderings().with_ordering(keys, [evidence], child.keys)
+    return props.without_orderings()
+
+
+def repartition(node: n.Repartition, analysis: Analysis) -> Properties:
+    return input_of(node, analysis).without_orderings()
+
+
+def aggregate(node: n.Aggregate, analysis: Analysis, streaming_keeps_order: bool) -> Properties:
+    """GROUP BY: one row per group, unique on the keys. `streaming_keeps_order`: whether an
+    aggregate whose input is ordered on some of its keys (one that streams) emits its
+    groups in that order - an engine's choice."""
+    props = input_of(node, analysis)
+    keys = [key.expr for key in node.keys]
+    permutation = props.ordered_permutation(keys)
+    analysis.permutations[id(node)] = permutation
+    if node.grouping_sets:
+        return Properties()  # rolled-up rows null-fill keys: constants and keys break
+    out = props.project([(key, key) for key in keys])
+    if not (streaming_keeps_order and permutation.indices):
+        out = out.without_orderings()
+    evidence = query_evidence(analysis, "GROUP BY", node.span)
+    out = out.with_unique_key(keys, [evidence])
+    counts = [call.expr for call in node.aggregates if isinstance(call.expr.node, exp.Count)]
+    return out.with_not_null(counts).with_types({c: "bigint" for c in counts})
+
+
+def distinct(node: n.Distinct, analysis: Analysis, streaming_keeps_order: bool) -> Properties:
+    """DISTINCT: an aggregate on every output column (see `aggregate`)."""
+    props = input_of(node, analysis)
+    names = n.output_names(node.children[0])
+    columns = [Expr.column(name) for name in names]
+    if not columns:
+        return Properties()
+    permutation = props.ordered_permutation(columns)
+    if not (streaming_keeps_order and permutation.indices):
+        props = props.without_orderings()
+    return props.with_unique_key(columns, [query_evidence(analysis, "DISTINCT", node.span)])
+
+
+def join(node: n.Join, analysis: Analysis) -> Properties:
+    """What every engine's join keeps: each side's constants, equalities, types and
+    non-null columns (not those an outer join null-fills), and the ON equalities of an
+    inner join. No ordering: which side's order survives is the engine's."""
+    left, right = (analysis.of(child) for child in node.children[:2])
+    if node.kind in ("semi", "anti"):
+        return left.without_orderings()
+    left = _null_filled(left) if node.kind in ("right", "full") else left
+    right = _null_filled(right) if node.kind in ("left", "full") else right
+    props = Properties(
+        constants={**left.constants, **right.constants},
+        classes=left.classes + right.classes,
+        not_null=left.not_null | right.not_null,
+        types={**left.types, **right.types},
+    )
+    if node.kind in ("inner", "cross"):
+        evidence = query_evidence(analysis, "JOIN ON", node.span)
+        for left_key, right_key in node.equalities:
+            props = props.with_equality(left_key, right_key, [evidence])
+            props = props.with_not_null([left_key, right_key])
+    return props
+
+
+def _null_filled(props: Properties) -> Properties:
+    """The side of an outer join whose unmatched rows come back as nulls: its columns
+    are no longer constant nor non-null, but columns equal to each other stay equal."""
+    return replace(props, constants={}, not_null=frozenset(), orderings=(), unique_keys=())
+
+
+def set_operation(node: n.SetOp, analysis: Analysis, keeps_order: bool) -> Properties:
+    """UNION / INTERSECT / EXCEPT: what every branch guarantees about its columns (the first
+    branch's for INTERSECT and EXCEPT, which return its rows). `keeps_order`: whether the
+    engine emits the branches' common ordering."""
+    columns = [Expr.column(name) for name in node.columns]
+    branches = []
+    for child in node.children:
+        names = n.output_names(child)
+        if len(names) != len(columns):
+            return Properties()
+        mapping = [(Expr.column(name), column) for name, column in zip(names, columns)]
+        branches.append(analysis.of(child).project(mapping))
+    if node.kind == "union":
+        props = Properties.union(branches)
+    else:  # INTERSECT / EXCEPT return rows of the first branch
+        props = branches[0]
+    if not keeps_order:
+        props = props.without_orderings()
+    if node.distinct and columns:
+        props = props.with_unique_key(columns, [query_evidence(analysis, node.kind.upper(), node.span)])
+    return props
+
+
+def ranked(
+    props: Properties, function: n.WindowFunction, partition_keys: list[SortKey], evidence: list[Evidence]
+) -> Properties:
+    """row_number/rank/dense_rank computed over rows that arrive in the window's order: the
+    rank grows with it (inside each partition), is never null, and row_number is unique."""
+    props = props.with_ordering([*partition_keys, SortKey(function.expr, SortOptions())], evidence)
+    props = props.with_not_null([function.expr])
+    if isinstance(unwrap(function.expr.node.this), exp.RowNumber):
+        props = props.with_unique_key([*(k.expr for k in partition_keys), function.expr], evidence)
+    return props
+
+
+# The operators every target models alike; a target's table adds Aggregate, Distinct,
+# Window, Join and SetOp.
+SHARED: dict[type, Transfer] = {
+    n.Scan: scan,
+    n.Filter: filter_rows,
+    n.Project: project,
+    n.Alias: alias,
+    n.Sort: sort,
+    n.Limit: keep,
+    n.Repartition: repartition,
+    n.Write: keep,
+    n.Subquery: keep,
+    n.Values: forget,
+    n.Opaque: forget,
+}

@@ -1,0 +1,102 @@
+"""Properties from the catalog: what a table scan knows before any operator runs.
+
+A `Scan` of a table the catalog declares starts with its declarations - column types and
+nullability, constants, orderings (global or per partition), unique keys - each carrying
+`declared` evidence that says where it was declared and whether the engine itself knows it
+(`engine_known`). A table the catalog does not know starts with nothing.
+"""
+
+from __future__ import annotations
+
+import sqlglot
+from sqlglot import exp
+from sqlglot.errors import SqlglotError
+
+from sortlint.config import Source
+from sortlint.engines.analysis import Analysis
+from sortlint.ordering import Evidence, Expr, Properties, SortKey, SortOptions
+from sortlint.ordering.expressions import column_node
+from sortlint.plan import nodes as n
+
+
+def scan(node: n.Scan, analysis: Analysis) -> Properties:
+    source = analysis.config.source(node.table)
+    if source is None:
+        return Properties()
+    return seed(source, node.alias)
+
+
+def seed(source: Source, alias: str) -> Properties:
+    """The catalog's declarations about a table, over columns qualified by `alias`."""
+
+    def column(name: str) -> Expr:
+        return Expr.column(name, alias)
+
+    declared = f"of {source.name} ({source.location})"
+    known = source.engine_known
+    props = Properties(
+        types={column(c.name): c.type for c in source.columns if c.type},
+        not_null=frozenset(column(c.name) for c in source.columns if not c.nullable),
+    )
+    for name, value in source.constants:
+        evidence = Evidence(
+            "declared", f"declared constant {name} = {value!r} {declared}", enforced=known
+        )
+        props = props.with_constant(column(name), literal(value), [evidence])
+    partitioned_by = None
+    if source.scope == "partition":
+        partitioned_by = [column(c) for c in source.partitioned_by]
+    for ordering in source.orderings:
+        keys = [
+            SortKey(
+                declared_expr(item.column, alias, source),
+                SortOptions(item.descending, item.nulls_first),
+            )
+            for item in ordering.items
+        ]
+        where = f"{source.name} ({ordering.location})"
+        evidence = Evidence(
+            "declared", f"declared ordering {ordering} of {where}", enforced=known
+        )
+        props = props.with_ordering(keys, [evidence], partitioned_by)
+    for unique in source.unique:
+        evidence = Evidence(
+            "declared", f"declared unique key ({', '.join(unique)}) {declared}", enforced=known
+        )
+        props = props.with_unique_key([column(c) for c in unique], [evidence])
+    return props
+
+
+def declared_expr(text: str, alias: str, source: Source) -> Expr:
+    """A declared ordering key, over columns qualified by `alias`: a column, or - when the text
+    names no declared column but reads as an expression over declared columns (DataFusion's
+    `WITH ORDER (a + b)`) - that expression. A backtick-quoted name such as `a + b` that is a
+    declared column stays that column."""
+    declared = {c.name for c in source.columns}
+    if not declared or text in declared:
+        return Expr.column(text, alias)
+    try:
+        node = sqlglot.parse_one(text, read="spark")
+    except SqlglotError:
+        return Expr.column(text, alias)
+    columns = list(node.find_all(exp.Column))
+    if not columns or any(c.table or c.name.lower() not in declared for c in columns):
+        return Expr.column(text, alias)
+
+    def qualified(sub: exp.Expression) -> exp.Expression:
+        if isinstance(sub, exp.Column):
+            return column_node(sub.name.lower(), alias.lower() if alias else None)
+        return sub
+
+    return Expr.of(node.transform(qualified))
+
+
+def literal(value: object) -> Expr:
+    """A declared constant's value as an expression."""
+    if value is None:
+        return Expr.of(exp.Null())
+    if isinstance(value, bool):
+        return Expr.of(exp.Boolean(this=value))
+    if isinstance(value, (int, float)):
+        return Expr.of(exp.Literal.number(value))
+    return Expr.of(exp.Literal.string(str(value)))
