@@ -79,7 +79,7 @@ def _available_cpus() -> int:
 def _checking(args, paths, config, on_file=None):
     """Check `paths` with the dbt rendering options the command line gives."""
     from sortlint.linter.repository import check
-    from sortlint.sources import dbt
+    from sortlint.sources.dbt import project as dbt
 
     options = dbt.Options(vars=tuple(dbt.parse_var(v) for v in args.var), incremental=args.incremental)
     jobs = getattr(args, "jobs", 1) or _available_cpus()

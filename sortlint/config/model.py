@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
+from sortlint.config.globs import selected
 from sortlint.config.syntax import BadText, table_parts
 from sortlint.errors import ConfigError
 
@@ -185,6 +186,10 @@ class Config:
             seen[source.name] = source
             merged.append(source)
         return replace(self, sources=tuple(merged))
+
+    def selects(self, file: Path) -> bool:
+        """Whether the include/exclude globs (relative to `root`) select the file."""
+        return selected(file, self.root, self.include, self.exclude)
 
     def rule_enabled(self, code: str) -> bool:
         """Whether a rule runs: the longest matching prefix in select/ignore decides, as in ruff.

@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from sortlint.config import Config
 from sortlint.diagnostics import Applicability, Edit, Finding, Fix, UneditableRegion
-from sortlint.ordering import Evidence, Properties, basis_of
 from sortlint.engines import Analysis
+from sortlint.ordering import Evidence, Properties, basis_of
 from sortlint.plan import nodes as n
-
-if TYPE_CHECKING:
-    from sortlint.units import Unit
+from sortlint.sources.frontend import FixShapes
+from sortlint.sources.registry import fixes_for
+from sortlint.units import Unit
 
 # Operators that pass rows through in the order they arrive.
 ORDER_PRESERVING = (n.Project, n.Filter, n.Alias)
@@ -31,6 +29,11 @@ class Context:
         for node in n.walk(self.root):
             for child in node.children:
                 self.parents[id(child)] = node
+
+    @property
+    def fixes(self) -> FixShapes:
+        """How fixes are written in the unit's kind of file."""
+        return fixes_for(self.unit.kind)
 
     @property
     def config(self) -> Config:

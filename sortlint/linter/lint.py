@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from sortlint.config import Config
-from sortlint.linter.context import Context
 from sortlint.diagnostics import Finding
+from sortlint.engines import Analysis, analyse
+from sortlint.linter.context import Context
 from sortlint.linter.rules import RULES
 from sortlint.linter.suppression import suppressed
-from sortlint.engines import Analysis, analyse
 from sortlint.plan import nodes as n
 
 if TYPE_CHECKING:

@@ -9,18 +9,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from importlib import import_module
 from pathlib import Path
 
 from sortlint.config import Config
-from sortlint.errors import UserError
 from sortlint.diagnostics import Finding
+from sortlint.errors import UserError
 from sortlint.linter.lint import lint_statement
-from sortlint.plan.statement import Statement, build_statement
+from sortlint.plan.statement import Statement
 from sortlint.plan.tables import Tables, ViewDefinition
-from sortlint.sources import dbt
+from sortlint.sources.dbt import project as dbt
 from sortlint.sources.discovery import discover
-from sortlint.sources.frontends import units_of
+from sortlint.sources.frontend import Reading
+from sortlint.sources.registry import build, units_of
 
 
 class RepositoryTables:
@@ -96,22 +96,6 @@ def register(tables: Tables, statement: Statement) -> None:
         tables.register_table(statement.defines[1], statement.outputs)
 
 
-def build_unit(unit, tables: FileTables, config: Config) -> Statement:
-    """A unit's plan: SQL text through the SQL builder, a DataFrame pipeline through
-    the builder of its front end (named by the unit's kind)."""
-    if unit.kind == "sql":
-        return build_statement(unit, tables, config.dialect, config.target)
-    module, function = PLAN_BUILDERS[unit.kind].split(":")
-    return getattr(import_module(module), function)(unit, tables, config)
-
-
-# unit kind -> "module:function" building its plan, for units that are not SQL text.
-PLAN_BUILDERS: dict[str, str] = {}
-# A dbt model's statement is SQL that also defines the model (a view or a table) for readers.
-PLAN_BUILDERS[dbt.MODEL_KIND] = "sortlint.sources.dbt:build_model"
-PLAN_BUILDERS["pyspark"] = "sortlint.plan.dataframe:build_unit"
-
-
 @dataclass
 class FileAnalysis:
     path: Path
@@ -121,15 +105,16 @@ class FileAnalysis:
     errors: list[UserError] = field(default_factory=list)
 
 
-def analyse_file(path: Path, raw: str, config: Config, tables: FileTables) -> FileAnalysis:
+def analyse_file(path: Path, raw: str, reading: Reading, tables: FileTables) -> FileAnalysis:
+    config = reading.config
     result = FileAnalysis(path, raw)
     try:
-        units = units_of(path, raw, config)
+        units = units_of(path, raw, reading)
     except UserError as error:
         result.errors.append(error)
         return result
     for unit in units:
-        statement = build_unit(unit, tables, config)
+        statement = build(unit, tables, config)
         if statement.error is not None:
             result.errors.append(statement.error)
             continue
@@ -169,11 +154,12 @@ def check(paths: Sequence[Path], config: Config, on_file=None, jobs: int = 1) ->
     result.config = config
     repository = RepositoryTables(config)
     dbt.register_models(files, config, repository)
+    reading = Reading(config)
     ahead = {}
     if on_file is None and jobs > 1:
         from sortlint.linter.workers import analyse_ahead
 
-        ahead = analyse_ahead(files, config, repository, jobs)
+        ahead = analyse_ahead(files, reading, repository, jobs)
     created: set[str] = set()  # by the files checked so far
     for path in files:
         early = ahead.get(path)
@@ -188,7 +174,7 @@ def check(paths: Sequence[Path], config: Config, on_file=None, jobs: int = 1) ->
 
         def reanalyse(text: str, path: Path = path) -> tuple[FileAnalysis, FileTables]:
             tables = FileTables(repository)
-            return analyse_file(path, text, config, tables), tables
+            return analyse_file(path, text, reading, tables), tables
 
         analysis, tables = reanalyse(raw)
         if on_file is not None:

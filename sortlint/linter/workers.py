@@ -24,11 +24,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from sortlint.config import Config
 from sortlint.errors import UserError
 
 if TYPE_CHECKING:
     from sortlint.linter.repository import FileAnalysis, RepositoryTables
+    from sortlint.sources.frontend import Reading
 
 # A worker costs a fork and a result to unpickle; below this many files per worker the
 # parent alone is as quick.
@@ -49,15 +49,15 @@ class Ahead:
         return not self.created and self.read.isdisjoint(created_before)
 
 
-def analyse_ahead(files: Sequence[Path], config: Config, repository: RepositoryTables, jobs: int) -> dict[Path, Ahead]:
+def analyse_ahead(files: Sequence[Path], reading: Reading, repository: RepositoryTables, jobs: int) -> dict[Path, Ahead]:
     """Analyses of the files, made by `jobs` processes (this one included); files a worker
     could not analyse are missing."""
     jobs = min(jobs, len(files) // FILES_PER_WORKER)
     if jobs < 2 or not hasattr(os, "fork"):
         return {}
     shares = balanced_shares(files, jobs)
-    children = [_fork(share, config, repository) for share in shares[1:]]
-    found = dict(_analyse_share(shares[0], config, repository))
+    children = [_fork(share, reading, repository) for share in shares[1:]]
+    found = dict(_analyse_share(shares[0], reading, repository))
     for child in children:
         found.update(_collect(*child))
     return found
@@ -83,7 +83,7 @@ def _size(path: Path) -> int:
         return 0
 
 
-def _analyse_share(share: Sequence[Path], config: Config, repository: RepositoryTables) -> list[tuple[Path, Ahead]]:
+def _analyse_share(share: Sequence[Path], reading: Reading, repository: RepositoryTables) -> list[tuple[Path, Ahead]]:
     from sortlint.linter.repository import FileTables, analyse_file, read_text
 
     made = []
@@ -93,13 +93,13 @@ def _analyse_share(share: Sequence[Path], config: Config, repository: Repository
         except UserError:
             continue  # reported when the parent reads the file
         tables = FileTables(repository)
-        analysis = analyse_file(path, raw, config, tables)
+        analysis = analyse_file(path, raw, reading, tables)
         analysis = replace(analysis, statements=[])
         made.append((path, Ahead(analysis, frozenset(tables.created), frozenset(tables.read))))
     return made
 
 
-def _fork(share: Sequence[Path], config: Config, repository: RepositoryTables) -> tuple[int, int]:
+def _fork(share: Sequence[Path], reading: Reading, repository: RepositoryTables) -> tuple[int, int]:
     """Start a worker on `share`: its process id and the pipe its results come through."""
     read_end, write_end = os.pipe()
     pid = os.fork()
@@ -108,7 +108,7 @@ def _fork(share: Sequence[Path], config: Config, repository: RepositoryTables) -
         status = 1
         try:
             with os.fdopen(write_end, "wb") as out:
-                pickle.dump(_analyse_share(share, config, repository), out, pickle.HIGHEST_PROTOCOL)
+                pickle.dump(_analyse_share(share, reading, repository), out, pickle.HIGHEST_PROTOCOL)
             status = 0
         finally:
             # Leave without running the parent's exit handlers or flushing its buffers.

@@ -1,1 +1,3 @@
-"""SQL (and later DataFrame) units as a relational IR: see `nodes`, built by `statement`."""
+"""The relational IR every front end builds (`nodes`), the SQL builder (`statement` and the
+modules it uses), the names Spark gives output columns (`names`), and what a query may know
+of the tables it reads (`tables`)."""

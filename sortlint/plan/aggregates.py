@@ -41,6 +41,11 @@ ANONYMOUS_AGGREGATES = {
     "hll_sketch_agg": True, "hll_union_agg": True, "bitmap_construct_agg": False,
     "bitmap_or_agg": False,
 }
+# Functions that need an ORDER BY in their window, whatever else it holds.
+NEEDS_ORDER = (
+    exp.RowNumber, exp.Rank, exp.DenseRank, exp.Lag, exp.Lead, exp.NthValue, exp.Ntile,
+    exp.PercentRank, exp.CumeDist, exp.FirstValue, exp.LastValue,
+)
 # Wrappers that belong to the call they wrap: `f(x) FILTER (WHERE ...)`, `f(x) IGNORE NULLS`.
 CALL_WRAPPERS = (exp.Filter, exp.IgnoreNulls, exp.RespectNulls, exp.WithinGroup)
 
@@ -113,3 +118,9 @@ def _walk_outside_queries(node: exp.Expression) -> Iterator[exp.Expression]:
         for child in current.iter_expressions(reverse=True):
             if not isinstance(child, exp.Query):
                 stack.append(child)
+
+
+def needs_order(window: exp.Window) -> bool:
+    """Whether a window cannot lose its last ORDER BY key: its function needs an order, or it
+    has a frame (which an ORDER BY bounds)."""
+    return isinstance(window.this, NEEDS_ORDER) or window.args.get("spec") is not None

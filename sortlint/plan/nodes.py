@@ -139,6 +139,13 @@ class WindowFunction:
     partition_span: Span | None = None  # PARTITION BY ... keys
     order_span: Span | None = None  # ORDER BY ... keys
 
+    def key_list(self, index: int) -> tuple[tuple[GroupKey, ...] | tuple[SortItem, ...], Span | None, int]:
+        """Where key `index` of PARTITION BY + ORDER BY is written: its list, the list's
+        clause (or call), and its position in the list."""
+        if index < len(self.partition_by):
+            return self.partition_by, self.partition_span, index
+        return self.order_by, self.order_span, index - len(self.partition_by)
+
 
 @dataclass(eq=False)
 class Window(Node):

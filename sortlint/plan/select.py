@@ -26,12 +26,12 @@ from sortlint.plan.aggregates import (
 )
 from sortlint.plan.built import Built, NotUnderstood
 from sortlint.plan.context import Context
+from sortlint.plan.names import output_name
 from sortlint.plan.nodes import (
     Aggregate, AggregateCall, Distinct, GroupKey, Node, Opaque, OutputColumn, Project,
     Repartition, Span, Window, WindowFunction,
 )
 from sortlint.plan.organization import Output, Outputs
-from sortlint.plan.output_names import output_name
 from sortlint.plan.predicates import build_filter, subquery_nodes
 from sortlint.plan.relations import Relation, build_from
 from sortlint.plan.scope import Scope, qualify

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from sortlint.diagnostics import Finding
-from sortlint.ordering import Properties, format_ordering
 from sortlint.engines import Analysis
+from sortlint.ordering import Properties, format_ordering
 from sortlint.plan import nodes as n
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sortlint.errors import UserError
 from sortlint.diagnostics import Applicability, Finding
+from sortlint.errors import UserError
 
 
 def render(

@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sortlint.diagnostics import Applicability, Finding
-from sortlint.linter.repository import FileAnalysis, FileTables
 from sortlint.diagnostics import apply_edits, overlaps
+from sortlint.linter.repository import FileAnalysis, FileTables
 
 MAX_ROUNDS = 10
 Reanalyse = Callable[[str], "tuple[FileAnalysis, FileTables]"]

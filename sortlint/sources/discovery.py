@@ -3,16 +3,13 @@
 
 from __future__ import annotations
 
-import re
 import subprocess
-from collections.abc import Iterable, Sequence
-from functools import lru_cache
+from collections.abc import Sequence
 from pathlib import Path
 
 from sortlint.config import Config
 from sortlint.errors import UserError
-
-from sortlint.sources.frontends import SUFFIXES
+from sortlint.sources.registry import SUFFIXES
 
 
 def discover(paths: Sequence[Path], config: Config) -> list[Path]:
@@ -27,50 +24,9 @@ def discover(paths: Sequence[Path], config: Config) -> list[Path]:
         found.update(
             file
             for file in path.rglob("*")
-            if file.is_file() and file.suffix in SUFFIXES and _selected(file, config)
+            if file.is_file() and file.suffix in SUFFIXES and config.selects(file)
         )
     return sorted(found - set(_git_ignored(sorted(found))))
-
-
-def _selected(file: Path, config: Config) -> bool:
-    relative = _relative(file, config.root)
-    hidden = any(part.startswith(".") for part in relative.split("/")[:-1])
-    return not hidden and _matches(relative, config.include) and not _matches(relative, config.exclude)
-
-
-def _relative(file: Path, root: Path) -> str:
-    try:
-        return file.resolve().relative_to(root.resolve()).as_posix()
-    except ValueError:
-        return file.as_posix()
-
-
-def _matches(relative: str, patterns: Iterable[str]) -> bool:
-    return any(_glob(pattern).fullmatch(relative) for pattern in patterns)
-
-
-@lru_cache(maxsize=None)
-def _glob(pattern: str) -> re.Pattern[str]:
-    """A glob as gitignore reads it: `**/` is any number of directories (none too), `**`
-    anything, `*` and `?` stay within one path component."""
-    out, i = [], 0
-    while i < len(pattern):
-        if pattern.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-        elif pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif pattern[i] == "*":
-            out.append("[^/]*")
-            i += 1
-        elif pattern[i] == "?":
-            out.append("[^/]")
-            i += 1
-        else:
-            out.append(re.escape(pattern[i]))
-            i += 1
-    return re.compile("".join(out))
 
 
 def _git_ignored(files: list[Path]) -> list[Path]:

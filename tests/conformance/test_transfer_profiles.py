@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from sortlint.config import Column, Config, DeclaredOrdering, OrderingItem, Source
-from sortlint.ordering import SortKey
 from sortlint.engines import analyse
+from sortlint.ordering import SortKey
 from sortlint.plan import nodes as n
 from sortlint.plan.statement import build_statement
 from sortlint.plan.tables import Tables
@@ -87,8 +87,8 @@ def test_sort_needed(sql: str, datafusion: bool, spark: bool) -> None:
 
 
 def test_a_quoted_column_named_like_an_expression_stays_a_column() -> None:
-    from sortlint.ordering import Expr
     from sortlint.engines.seeding import declared_expr
+    from sortlint.ordering import Expr
 
     table = Source("q", (Column("a + b", "int"), Column("a", "int"), Column("b", "int")))
     assert declared_expr("a + b", "q", table) == Expr.column("a + b", "q")

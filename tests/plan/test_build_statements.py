@@ -12,7 +12,7 @@ from sortlint.plan.nodes import Alias, Opaque, Sort, walk
 from sortlint.plan.render import render
 from sortlint.plan.statement import build_statement, build_statements
 from sortlint.plan.tables import Tables
-from sortlint.sources.sql_files import split_statements
+from sortlint.sources.sql.files import split_statements
 
 EVENTS = "Scan events (event_id, host, time, level, amount, price)"
 

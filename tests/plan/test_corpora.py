@@ -12,7 +12,7 @@ import sqlglot
 from sortlint.plan.nodes import Aggregate, Opaque, Sort, Window, walk
 from sortlint.plan.statement import build_statements
 from sortlint.plan.tables import Tables
-from sortlint.sources.sql_files import split_statements
+from sortlint.sources.sql.files import split_statements
 
 CORPORA = Path(__file__).resolve().parents[2].parent / "shared" / "corpora"
 

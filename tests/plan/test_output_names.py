@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import sqlglot
 
-from sortlint.plan.output_names import output_name
+from sortlint.plan.names import output_name
 
 
 @pytest.mark.parametrize(

@@ -36,7 +36,7 @@ from spark_support import spark  # noqa: F401  (the session fixture)
 
 from sortlint.cli import main
 from sortlint.config import load_config
-from sortlint.sources.sql_files import split_statements
+from sortlint.sources.sql.files import split_statements
 
 pytestmark = spark_support.NEEDS_SPARK
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from sortlint.sources.discovery import _matches
+from sortlint.config.globs import _matches
 
 
 @pytest.mark.parametrize(

@@ -30,11 +30,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from sortlint.linter.context import Context, because
 from sortlint.diagnostics import Finding
+from sortlint.linter.context import Context, because
 from sortlint.ordering import SortKey, format_ordering
 from sortlint.plan import nodes as n
-from sortlint.rewriters.sql_edits import remove_clause
 
 CODE = "SL001"
 NAME = "unnecessary-sort"
@@ -48,9 +47,7 @@ def check(node: n.Node, context: Context) -> Iterator[Finding]:
         return
     keys = format_ordering([SortKey(item.expr, item.options) for item in node.keys])
     fix = context.fix(
-        f"remove the {node.clause}",
-        lambda: remove_sort(context.unit, node.span),
-        satisfaction.evidence,
+        f"remove the {node.clause}", lambda: context.fixes.remove_sort(context, node), satisfaction.evidence
     )
     yield context.finding(
         CODE,
@@ -69,11 +66,3 @@ def unnecessary(node: n.Sort, context: Context):
     satisfaction = context.input_of(node).satisfaction(requirement)
     return satisfaction if satisfaction.complete else None
 
-
-def remove_sort(unit, span: n.Span):
-    """The edits removing a sort: its clause, or for a DataFrame its `.orderBy(...)` call."""
-    if unit.kind == "pyspark":
-        from sortlint.plan.dataframe_fixes import remove_call
-
-        return remove_call(unit, span)
-    return remove_clause(unit, span)

@@ -30,9 +30,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from sortlint.linter.context import Context
 from sortlint.diagnostics import Finding
-from sortlint.linter.rules.sl001_unnecessary_sort import remove_sort, unnecessary
+from sortlint.linter.context import Context
+from sortlint.linter.rules.sl001_unnecessary_sort import unnecessary
 from sortlint.ordering.monotonicity import FLOATING
 from sortlint.plan import nodes as n
 
@@ -60,7 +60,7 @@ def check(node: n.Node, context: Context) -> Iterator[Finding]:
         return
     fix = None
     if node.clause in REMOVABLE:  # CLUSTER BY also distributes rows
-        fix = context.fix(f"remove the {node.clause}", lambda: remove_sort(context.unit, node.span))
+        fix = context.fix(f"remove the {node.clause}", lambda: context.fixes.remove_sort(context, node))
     message = f"{node.clause} has no effect: its rows feed {reason}"
     yield context.finding(CODE, NAME, node.span, message, (), fix)
 

@@ -25,13 +25,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from sortlint.linter.context import Context
 from sortlint.diagnostics import Finding
+from sortlint.linter.context import Context
 from sortlint.linter.redundancy import describe
 from sortlint.linter.rules.sl001_unnecessary_sort import unnecessary
 from sortlint.ordering import SortKey
 from sortlint.plan import nodes as n
-from sortlint.rewriters.sql_edits import remove_items
 
 CODE = "SL003"
 NAME = "redundant-sort-keys"
@@ -49,16 +48,9 @@ def check(node: n.Node, context: Context) -> Iterator[Finding]:
         verdict = verdicts[index]
         fix = context.fix(
             f"drop the sort key {texts[index]}",
-            lambda index=index: _drop(node, spans, index, context),
+            lambda index=index: context.fixes.drop_sort_key(context, node, index),
             verdict.evidence,
         )
         message = describe(verdicts, index, texts, "sort key")
         yield context.finding(CODE, NAME, spans[index], message, verdict.evidence, fix)
 
-
-def _drop(node: n.Sort, spans, index: int, context: Context):
-    if context.unit.kind == "pyspark":  # a DataFrame .orderBy(...): its arguments
-        from sortlint.plan.dataframe_fixes import drop_sort_key
-
-        return drop_sort_key(node, index, context)
-    return remove_items(context.unit, spans, {index})

@@ -30,11 +30,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from sortlint.diagnostics import Finding, Fix
 from sortlint.linter.context import Context, because
-from sortlint.diagnostics import Finding
 from sortlint.ordering import Permutation, format_ordering
 from sortlint.plan import nodes as n
-from sortlint.rewriters.sql_edits import reorder_items
 
 CODE = "SL101"
 NAME = "aggregate-could-stream"
@@ -61,21 +60,19 @@ def check(node: n.Node, context: Context) -> Iterator[Finding]:
     )
 
 
-def reorder_fix(node: n.Aggregate, leading: list[int], context: Context):
+def reorder_fix(node: n.Aggregate, leading: list[int], context: Context) -> Fix | None:
     """Put the keys at `leading` first, in that order, the others after them as written.
-    GROUP BY key order never changes a SQL result, so the fix is always safe."""
+    GROUP BY key order never changes a SQL result, so the fix is safe (unless how the file
+    kind writes it says otherwise)."""
     order = leading + [i for i in range(len(node.keys)) if i not in leading]
     if order == list(range(len(node.keys))):
         return None
+    rewrite = context.fixes.reorder_group_keys(context, node, order)
+    if rewrite is None:
+        return None
     keys = ", ".join(node.keys[i].text for i in order)
-    if context.unit.kind == "pyspark":  # groupBy outputs its keys first: keep the columns' order
-        from sortlint.plan.dataframe_fixes import reorder_group_keys
-
-        return reorder_group_keys(node, order, context, f"reorder the groupBy keys: {keys}")
-    spans = [key.span for key in node.keys]
-    return context.fix(
-        f"reorder the GROUP BY keys: {keys}", lambda: reorder_items(context.unit, spans, order)
-    )
+    fix = context.fix(f"reorder the {context.fixes.group_by} keys: {keys}{rewrite.also}", rewrite.edits)
+    return fix.at_most(rewrite.trust) if fix is not None else None
 
 
 def varying_keys(node: n.Aggregate, permutation: Permutation, context: Context) -> list[int]:

@@ -25,8 +25,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from sortlint.linter.context import Context, because
 from sortlint.diagnostics import Finding
+from sortlint.linter.context import Context, because
 from sortlint.linter.rules.sl101_aggregate_could_stream import (
     ordered_input,
     reorder_fix,

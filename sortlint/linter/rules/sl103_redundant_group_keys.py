@@ -30,13 +30,12 @@ from collections.abc import Iterator, Sequence
 
 from sqlglot import exp
 
-from sortlint.linter.context import Context
 from sortlint.diagnostics import Finding
+from sortlint.linter.context import Context
 from sortlint.linter.redundancy import describe
-from sortlint.ordering import Expr, KeyVerdict, SortKey
+from sortlint.ordering import KeyVerdict, SortKey
 from sortlint.plan import nodes as n
-from sortlint.rewriters.names import UnknownName, alias_needed, spark_output_name
-from sortlint.rewriters.sql_edits import remove_items, replace
+from sortlint.sources.frontend import KeptColumn
 
 CODE = "SL103"
 NAME = "redundant-group-keys"
@@ -60,74 +59,28 @@ def _fix(node: n.Aggregate, verdicts: Sequence[KeyVerdict], index: int, context:
 
 
 def _edits(node: n.Aggregate, verdicts: Sequence[KeyVerdict], index: int, context: Context):
-    """Drop the key; rewrite the select items that showed it, under their old names."""
+    """Drop the key; its output column keeps its name and position."""
     if all(v.redundant for v in verdicts[:index]) and all(v.redundant for v in verdicts[index + 1 :]):
         return None  # the last key standing: without it the aggregate has one group
-    if context.unit.kind == "pyspark":  # a DataFrame groupBy(...).agg(...)
-        from sortlint.plan.dataframe_fixes import drop_group_key
-
-        return drop_group_key(node, verdicts, index, context)
-    project = _select_list(node, context)
-    if project is None:
-        return None
-    key = node.keys[index]
-    replacement = _replacement(verdicts, index, node, context)
-    edits = remove_items(context.unit, [k.span for k in node.keys], {index})
-    for column in project.columns:
-        if column.span is None:
-            return None
-        if column.expr == key.expr:
-            if verdicts[index].redundant != "duplicate":
-                name = _spark_name(column, context)
-                if name is None:
-                    return None
-                edits += replace(context.unit, column.span, f"{replacement} AS {alias_needed(name)}")
-        elif _reads_outside_aggregates(column.expr, key.expr):
-            return None  # the key is used in a way the rewrite cannot keep
-    return edits
+    kept = _kept_column(verdicts, index, node, context)
+    return context.fixes.drop_group_key(context, node, index, kept)
 
 
-def _spark_name(column: n.OutputColumn, context: Context) -> str | None:
-    written = context.unit.text[column.span.start : column.span.end]
-    try:
-        return spark_output_name(column.node, source=None if column.aliased else written)
-    except (UnknownName, ValueError):
-        return None
-
-
-def _select_list(node: n.Aggregate, context: Context) -> n.Project | None:
-    """The projection right above the aggregate (through HAVING), if nothing else reads
-    the aggregate's keys."""
-    parent = context.parent(node)
-    while isinstance(parent, n.Filter):
-        if any(_reads_outside_aggregates(c, k.expr) for c in parent.conjuncts for k in node.keys):
-            return None
-        parent = context.parent(parent)
-    return parent if isinstance(parent, n.Project) else None
-
-
-def _replacement(verdicts: Sequence[KeyVerdict], index: int, node: n.Aggregate, context: Context) -> str:
-    """The exact expression for a dropped key: a string constant's literal, the kept key
-    it equals, or `any_value` of it (the same value in every row of a group)."""
+def _kept_column(verdicts: Sequence[KeyVerdict], index: int, node: n.Aggregate, context: Context) -> KeptColumn:
+    """What the dropped key's column shows: nothing new for a repeated key, a string
+    constant's literal, the kept key it equals, or any value of the group (the same in
+    every row of it)."""
     verdict = verdicts[index]
-    key = node.keys[index]
+    if verdict.redundant == "duplicate":
+        return KeptColumn(duplicate=True)
     if verdict.redundant == "constant":
         constant = context.input_of(node).constant(verdict.normalized.expr)
         value = constant.value if constant else None
         if value is not None and isinstance(value.node, exp.Literal) and value.node.is_string:
-            return value.node.sql(dialect="spark")
+            return KeptColumn(constant=value.node.sql(dialect="spark"))
     if verdict.redundant == "equivalent":
         target = verdict.normalized.expr
-        for earlier, other in zip(node.keys[:index], verdicts[:index]):
+        for earlier, other in enumerate(verdicts[:index]):
             if other.redundant is None and other.normalized.expr == target:
-                return earlier.text
-    return f"any_value({key.text})"
-
-
-def _reads_outside_aggregates(expr: Expr, key: Expr) -> bool:
-    """Whether `expr` reads the key's columns other than inside an aggregate call."""
-    columns = {c for c in key.columns}
-    for column in expr.node.find_all(exp.Column):
-        if Expr.of(column) in columns and column.find_ancestor(exp.AggFunc) is None:
-            return True
-    return expr == key
+                return KeptColumn(equal_to=earlier)
+    return KeptColumn()

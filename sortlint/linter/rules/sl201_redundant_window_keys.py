@@ -25,22 +25,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from sqlglot import exp
-
-from sortlint.linter.context import Context
 from sortlint.diagnostics import Finding
+from sortlint.linter.context import Context
 from sortlint.linter.redundancy import describe
 from sortlint.ordering import SortKey
 from sortlint.plan import nodes as n
-from sortlint.rewriters.names import UnknownName, alias_needed, spark_output_name
-from sortlint.rewriters.sql_edits import remove_clause, remove_items
+from sortlint.plan.aggregates import needs_order
 
 CODE = "SL201"
 NAME = "redundant-window-keys"
-
-# Functions that need an ORDER BY in their window.
-NEEDS_ORDER = (exp.RowNumber, exp.Rank, exp.DenseRank, exp.Lag, exp.Lead, exp.NthValue,
-               exp.Ntile, exp.PercentRank, exp.CumeDist, exp.FirstValue, exp.LastValue)
 
 
 def check(node: n.Node, context: Context) -> Iterator[Finding]:
@@ -78,54 +71,8 @@ def _fix(window: n.Window, function: n.WindowFunction, index: int, context: Cont
 
 
 def _edits(window: n.Window, function: n.WindowFunction, index: int, context: Context):
-    """Drop the key from its list (or the whole PARTITION BY / ORDER BY when it is the
-    only one), and alias an unaliased window column to the name Spark gave it before."""
-    if context.unit.kind == "pyspark":  # a DataFrame Window.partitionBy(...).orderBy(...)
-        from sortlint.plan.dataframe_fixes import drop_window_key
-
-        return drop_window_key(window, function, index, context)
-    partition_count = len(function.partition_by)
-    if index < partition_count:
-        items, span, position = function.partition_by, function.partition_span, index
-    else:
-        items, span, position = function.order_by, function.order_span, index - partition_count
-        if len(items) == 1 and _order_matters(function):
-            return None
-    if len(items) == 1:
-        edits = remove_clause(context.unit, span)
-    else:
-        edits = remove_items(context.unit, [item.span for item in items], {position})
-    for column in _columns_showing(window, function, context):
-        if column is None or column.span is None:
-            return None
-        if not column.aliased:
-            written = context.unit.text[column.span.start : column.span.end]
-            try:
-                name = spark_output_name(column.node, source=written)
-            except (UnknownName, ValueError):
-                return None
-            alias = f" AS {alias_needed(name)}"
-            edits.append(context.unit.edit(column.span.end, column.span.end, alias))
-    return edits
-
-
-def _order_matters(function: n.WindowFunction) -> bool:
-    node = function.expr.node
-    return isinstance(node.this, NEEDS_ORDER) or node.args.get("spec") is not None
-
-
-def _columns_showing(window: n.Window, function: n.WindowFunction, context: Context):
-    """The select items whose expression contains the window function (None when the
-    window's output is read somewhere the fix cannot follow)."""
-    parent = context.parent(window)
-    while isinstance(parent, n.Filter):
-        parent = context.parent(parent)
-    if not isinstance(parent, n.Project):
-        return [None]
-    return [
-        column
-        for column in parent.columns
-        if column.expr == function.expr or any(
-            sub is not None and sub == function.expr.node for sub in column.expr.node.find_all(exp.Window)
-        )
-    ]
+    """Drop the key; when it is the only ORDER BY key of a function that needs one, the
+    window cannot lose it."""
+    if index >= len(function.partition_by) and len(function.order_by) == 1 and needs_order(function.expr.node):
+        return None
+    return context.fixes.drop_window_key(context, window, function, index)

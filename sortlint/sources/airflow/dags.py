@@ -1,0 +1,430 @@
+"""Airflow DAG files: their DAGs, their SQL operators, and the units of the SQL each runs."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path, PurePath
+from typing import Any
+
+from sortlint.config import Config
+from sortlint.errors import UserError
+from sortlint.sources.airflow.macros import rendered_units
+from sortlint.sources.frontend import Reading
+from sortlint.sources.opaque import opaque_unit
+from sortlint.sources.python.constants import UNKNOWN, Evaluator, dotted_name
+from sortlint.sources.python.strings import (
+    Field,
+    MappedText,
+    SourceSpans,
+    decode,
+    is_bytes,
+    is_string,
+)
+from sortlint.sources.sql.placeholders import field_placeholder
+from sortlint.units import Unit
+
+TEMPLATE_SUFFIXES = (".sql", ".hql")
+SQL_KEYWORDS = ("sql", "hql")
+MAPPING_METHODS = ("partial", "expand")
+
+MAYBE_DAG = re.compile(r"Operator\b")
+MAYBE_SQL = re.compile(r"\b[sh]ql\s*=")
+
+
+def dag_units(path: Path, raw: str, reading: Reading) -> list[Unit] | None:
+    """Python front end: units for the SQL of every SQL operator in a DAG file."""
+    if not (MAYBE_DAG.search(raw) and MAYBE_SQL.search(raw)):
+        return None
+    module = DagModule.parse(path, raw)
+    units: list[Unit] = []
+    seen: set[tuple] = set()
+    for operator in module.operators:
+        for item in module.sql_items(operator):
+            key = item.key
+            if key in seen:
+                continue  # a constant two operators share is analysed once
+            seen.add(key)
+            units += item.units(module, reading.config)
+    return sorted(units, key=lambda u: (u.path != path, str(u.path), u.start))
+
+
+@dataclass
+class DagInfo:
+    call: Any  # the DAG(...) call or @dag(...) decorator call (None for a bare @dag)
+    kwargs: dict[str, Any]
+
+
+@dataclass
+class OperatorCall:
+    name: str
+    keyword: str
+    value: Any  # the sql= expression
+    dag: DagInfo | None
+    params: Any  # the operator's params= expression or None
+
+
+class DagModule(Evaluator):
+    """A parsed DAG file: its bindings, DAGs and SQL operators, and the values of its
+    expressions (a name bound once in the file holds what it was bound to)."""
+
+    def __init__(self, path: Path, raw: str, module: Any, spans: SourceSpans) -> None:
+        super().__init__(raw, spans, path)
+        self.path = path
+        self.module = module
+        collector = _Collector()
+        module.visit(collector)
+        self.bindings = collector.bindings
+        self.dags = collector.dags
+        self.named_dags = collector.named_dags
+        self.operators: list[OperatorCall] = []
+        self.templates: set[Path] = set()  # template files already analysed from this DAG
+        only = collector.dags[0] if len(collector.dags) == 1 else None
+        for name, keyword, value, dag, dag_name, params in collector.operators:
+            dag = dag or (self.named_dags.get(dag_name) if dag_name else None) or only
+            self.operators.append(OperatorCall(name, keyword, value, dag, params))
+
+    @classmethod
+    def parse(cls, path: Path, raw: str) -> DagModule:
+        import libcst as cst
+        from libcst.metadata import MetadataWrapper
+
+        try:
+            module = cst.parse_module(raw)
+        except cst.ParserSyntaxError as error:
+            raise UserError(f"cannot parse Python: {error.message}", path, error.raw_line) from None
+        wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+        return cls(path, raw, module, SourceSpans(wrapper, raw))
+
+
+    # -- values known before run time -------------------------------------------------------
+
+    def binding(self, name: str) -> Any:
+        values = self.bindings.get(name, [])
+        return values[0] if len(values) == 1 else None
+
+    def name_value(self, name: str, depth: int) -> Any:
+        bound = self.binding(name)
+        return UNKNOWN if bound is None else self.evaluate(bound, depth + 1)
+
+    # -- what an operator runs ------------------------------------------------------------------
+
+    def sql_items(self, operator: OperatorCall) -> list[SqlItem]:
+        return list(self._items(operator, operator.value, 0))
+
+    def _items(self, operator: OperatorCall, node: Any, depth: int) -> Iterator[SqlItem]:
+        kind = type(node).__name__
+        if is_string(node) and not is_bytes(node):
+            yield SqlItem(operator, node, None)
+        elif kind in ("List", "Tuple"):
+            for element in node.elements:
+                if type(element).__name__ == "StarredElement":
+                    yield SqlItem(operator, element, f"a starred element in {operator.keyword}= of {operator.name}")
+                else:
+                    yield from self._items(operator, element.value, depth + 1)
+        elif kind == "Name" and self.binding(node.value) is not None and depth < 20:
+            yield from self._items(operator, self.binding(node.value), depth + 1)
+        else:
+            yield SqlItem(operator, node, f"{operator.keyword}= of {operator.name} is {_describe(node)}, "
+                                          "computed at run time: not analysed")
+
+    def params(self, operator: OperatorCall) -> dict[str, Any]:
+        """Params a template sees: the DAG's, updated with the operator's own (or, when it
+        passes none, those of default_args), as Airflow merges them."""
+        merged: dict[str, Any] = {}
+        own = operator.params
+        if operator.dag is not None:
+            merged.update(self._dict(operator.dag.kwargs.get("params")))
+            if own is None:
+                defaults = self.evaluate(operator.dag.kwargs.get("default_args"))
+                if isinstance(defaults, dict) and isinstance(defaults.get("params"), dict):
+                    merged.update(defaults["params"])
+        merged.update(self._dict(own))
+        return merged
+
+    def _dict(self, node: Any) -> dict:
+        value = self.evaluate(node) if node is not None else {}
+        return value if isinstance(value, dict) else {}
+
+    def searchpath(self, operator: OperatorCall, root: Path) -> list[Path]:
+        """Where Airflow looks for a template file: the DAG's folder, then its
+        template_searchpath entries (those sortlint can place)."""
+        folder = self.path.resolve().parent
+        paths = [folder]
+        if operator.dag is None:
+            return paths
+        value = self.evaluate(operator.dag.kwargs.get("template_searchpath"))
+        entries = [value] if isinstance(value, (str, PurePath)) else value if isinstance(value, list) else []
+        for entry in entries:
+            if isinstance(entry, (str, PurePath)):
+                placed = _place_directory(Path(entry), folder, root)
+                if placed is not None:
+                    paths.append(placed)
+        return paths
+
+
+@dataclass
+class SqlItem:
+    """One value an operator runs: a string literal, or something not analysed (`reason`)."""
+
+    operator: OperatorCall
+    node: Any
+    reason: str | None
+
+    @property
+    def key(self) -> tuple:
+        return (id(self.node),)
+
+    def units(self, dag: DagModule, config: Config) -> list[Unit]:
+        start, end = dag.spans(self.node)
+        if self.reason is not None:
+            return [opaque_unit(dag.path, dag.raw, start, end, self.reason)]
+        value = dag.evaluate(self.node)
+        if isinstance(value, str) and value.strip().endswith(TEMPLATE_SUFFIXES) and "\n" not in value.strip():
+            return self._template(dag, config, value.strip(), start, end)
+        params = dag.params(self.operator)
+        mapped = decode(self.node, dag.raw, dag.spans, lambda info: _field_text(dag, info, config.dialect))
+        return rendered_units(dag.path, dag.raw, mapped, params, config, (start, end))
+
+    def _template(self, dag: DagModule, config: Config, name: str, start: int, end: int) -> list[Unit]:
+        searchpath = dag.searchpath(self.operator, config.root)
+        found = find_template(name, searchpath)
+        if found is None:
+            where = ", ".join(_shown(p, config.root) for p in searchpath)
+            return [opaque_unit(dag.path, dag.raw, start, end, f"template file {name} not found in {where}")]
+        if config.selects(found) or found in dag.templates:
+            return []  # checked as a file of its own (template_file_units), or already here
+        dag.templates.add(found)
+        try:
+            with open(found, encoding="utf-8", newline="") as handle:
+                text = handle.read()
+        except (OSError, UnicodeDecodeError) as error:
+            return [opaque_unit(dag.path, dag.raw, start, end, f"template file {name} cannot be read: {error}")]
+        refusal = (f"the SQL is in {_shown(found, config.root)}, which the configuration does not include: "
+                   "sortlint writes only the files it checks")
+        base = MappedText.verbatim(text)
+        base = MappedText(base.text, base.segments, (), text, 0, base.newline, refusal)
+        shown = found if dag.path.is_absolute() else Path(os.path.relpath(found))
+        return rendered_units(shown, text, base, dag.params(self.operator), config)
+
+
+def find_template(name: str, searchpath: list[Path]) -> Path | None:
+    """Jinja's FileSystemLoader: the first search directory holding the name."""
+    given = Path(name)
+    if given.is_absolute() and given.is_file():
+        return resolved_path(given)
+    relative = Path(*given.parts[1:]) if given.is_absolute() else given
+    for folder in searchpath:
+        candidate = folder / relative
+        if candidate.is_file():
+            return resolved_path(candidate)
+    return None
+
+
+def _place_directory(entry: Path, folder: Path, root: Path) -> Path | None:
+    if not entry.is_absolute():  # Airflow reads it from its working directory: guess
+        for base in (folder, root):
+            if (base / entry).is_dir():
+                return (base / entry).resolve()
+        return None
+    if entry.is_dir():
+        return entry.resolve()
+    parts = entry.parts[1:]
+    for index in range(len(parts)):
+        for base in (root, folder):
+            candidate = base / Path(*parts[index:])
+            if candidate.is_dir():
+                return candidate.resolve()
+    return None
+
+
+def _field_text(dag: DagModule, info: Field, dialect: str) -> str:
+    value = dag.field_value(info)
+    return value if value is not UNKNOWN else field_placeholder(info, dag.raw, dialect)
+
+
+def resolved_path(path: Path) -> Path:
+    try:
+        return path.resolve()
+    except OSError:
+        return path.absolute()
+
+
+def _shown(path: Path, root: Path) -> str:
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix() + ("/" if path.is_dir() else "")
+    except ValueError:
+        return str(path)
+
+
+
+
+# ---------------------------------------------------------------------------------------------
+# Collecting DAGs, operators and bindings
+
+
+def _last_name(node: Any) -> str | None:
+    kind = type(node).__name__
+    if kind == "Name":
+        return node.value
+    if kind == "Attribute":
+        return node.attr.value
+    return None
+
+
+def _describe(node: Any) -> str:
+    kind = type(node).__name__
+    if kind == "Call":
+        name = dotted_name(node.func)
+        return f"a call to {name}()" if name else "a call"
+    if kind == "Name":
+        return f"the name {node.value}, not bound once to a string in this file"
+    if kind == "BinaryOperation":
+        return "an expression"
+    if kind == "Attribute":
+        return f"the attribute {dotted_name(node) or '...'}"
+    if is_string(node):
+        return "a bytes literal"
+    return f"a {kind} expression"
+
+
+def _operator_class(func: Any) -> str | None:
+    """The operator class a call builds: `Op(...)`, `mod.Op(...)`, `Op.partial(...)`,
+    `Op.partial(...).expand(...)`."""
+    name = _last_name(func)
+    if name and name.endswith("Operator"):
+        return name
+    if type(func).__name__ == "Attribute" and func.attr.value in MAPPING_METHODS:
+        inner = func.value
+        if type(inner).__name__ == "Call":
+            return _operator_class(inner.func)
+        return _operator_class(inner)
+    return None
+
+
+def _is_dag_call(node: Any) -> bool:
+    return type(node).__name__ == "Call" and _last_name(node.func) == "DAG"
+
+
+def _kwargs(call: Any) -> dict[str, Any]:
+    return {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+
+
+def _make_collector():
+    import libcst as cst
+
+    class Collector(cst.CSTVisitor):
+        def __init__(self) -> None:
+            super().__init__()
+            self.bindings: dict[str, list[Any]] = {}
+            self.dags: list[DagInfo] = []
+            self.named_dags: dict[str, DagInfo] = {}
+            self.operators: list[tuple] = []
+            self.stack: list[DagInfo] = []
+            self.pushed: list[int] = []
+            self.known: dict[int, DagInfo] = {}
+
+        def _dag(self, call: Any) -> DagInfo:
+            if id(call) not in self.known:
+                info = DagInfo(call, _kwargs(call) if call is not None else {})
+                self.known[id(call)] = info
+                self.dags.append(info)
+            return self.known[id(call)]
+
+        def _bind(self, target: Any, value: Any) -> None:
+            kind = type(target).__name__
+            if kind == "Name":
+                self.bindings.setdefault(target.value, []).append(value)
+                if value is not None and _is_dag_call(value):
+                    self.named_dags[target.value] = self._dag(value)
+            elif kind in ("Tuple", "List"):
+                for element in target.elements:
+                    self._bind(element.value, None)
+
+        def visit_Assign(self, node: Any) -> None:
+            for target in node.targets:
+                single = len(node.targets) == 1
+                self._bind(target.target, node.value if single else None)
+
+        def visit_AnnAssign(self, node: Any) -> None:
+            self._bind(node.target, node.value)
+
+        def visit_AugAssign(self, node: Any) -> None:
+            self._bind(node.target, None)
+
+        def visit_For(self, node: Any) -> None:
+            self._bind(node.target, None)
+
+        def visit_CompFor(self, node: Any) -> None:
+            self._bind(node.target, None)
+
+        def visit_Param(self, node: Any) -> None:
+            self._bind(node.name, None)
+
+        def visit_With(self, node: Any) -> None:
+            count = 0
+            for item in node.items:
+                if item.asname is not None:
+                    self._bind(item.asname.name, item.item)
+                if _is_dag_call(item.item):
+                    self.stack.append(self._dag(item.item))
+                    count += 1
+            self.pushed.append(count)
+
+        def leave_With(self, node: Any) -> None:
+            for _ in range(self.pushed.pop()):
+                self.stack.pop()
+
+        def visit_FunctionDef(self, node: Any) -> None:
+            self._bind(node.name, None)
+            count = 0
+            for decorator in node.decorators:
+                expression = decorator.decorator
+                call = expression if type(expression).__name__ == "Call" else None
+                if _last_name(call.func if call else expression) == "dag":
+                    info = self._dag(call) if call is not None else DagInfo(None, {})
+                    if call is None:
+                        self.dags.append(info)
+                    self.stack.append(info)
+                    count += 1
+            self.pushed.append(count)
+
+        def leave_FunctionDef(self, node: Any) -> None:
+            for _ in range(self.pushed.pop()):
+                self.stack.pop()
+
+        def visit_Call(self, node: Any) -> None:
+            if _is_dag_call(node):
+                self._dag(node)
+            name = _operator_class(node.func)
+            if name is None:
+                return
+            kwargs = _kwargs(node)
+            func = node.func
+            # params=/dag= of Op.partial(...) apply to .expand(sql=...)
+            while type(func).__name__ == "Attribute" and type(func.value).__name__ == "Call":
+                for key, value in _kwargs(func.value).items():
+                    kwargs.setdefault(f"partial:{key}", value)
+                func = func.value.func
+            for keyword in SQL_KEYWORDS:
+                if keyword in kwargs:
+                    dag_name = kwargs.get("dag", kwargs.get("partial:dag"))
+                    self.operators.append((
+                        name, keyword, kwargs[keyword], self.stack[-1] if self.stack else None,
+                        dag_name.value if type(dag_name).__name__ == "Name" else None,
+                        kwargs.get("params", kwargs.get("partial:params")),
+                    ))
+
+    return Collector
+
+
+_COLLECTOR_CLASS = None
+
+
+def _Collector():  # noqa: N802 - stands in for the visitor class, made when libcst is imported
+    global _COLLECTOR_CLASS
+    if _COLLECTOR_CLASS is None:
+        _COLLECTOR_CLASS = _make_collector()
+    return _COLLECTOR_CLASS()

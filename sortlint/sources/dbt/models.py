@@ -1,0 +1,30 @@
+"""A dbt model's statement: SQL that also defines the model for the models reading it."""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from sortlint.config import Config
+from sortlint.plan.parse import parse_unit
+from sortlint.plan.statement import Statement, build_statement
+from sortlint.plan.tables import TableLookup, ViewDefinition
+from sortlint.sources.dbt.project import project_of
+from sortlint.units import Unit
+
+
+def build_model(unit: Unit, tables: TableLookup, config: Config) -> Statement:
+    """The plan of a model's statement, which also defines the model for later readers: a
+    view of its query under `target: datafusion`, a table of its output columns under spark."""
+    statement = build_statement(unit, tables, config.dialect, config.target)
+    project = project_of(unit.path)
+    if statement.error is not None or project is None or statement.defines is not None:
+        return statement
+    name = str(project.ref(unit.path.stem)).lower()
+    if config.target == "datafusion":
+        tree, _ = parse_unit(unit, config.dialect)
+        if isinstance(tree, (exp.Query, exp.Values)):
+            statement.view = ViewDefinition(name, tree, unit)
+            statement.defines = ("view", name)
+    elif statement.outputs:
+        statement.defines = ("table", name)
+    return statement

@@ -1,0 +1,358 @@
+"""Templated SQL: Jinja files and dbt models, rendered, cut into statements and mapped back.
+
+A `.sql` file is templated when it holds `{{`, `{%` or `{#`, or when it is a dbt model (see
+`sortlint.sources.dbt.project`). It is rendered by sqlfluff's Jinja templater, with dbt's builtins
+and the project's macros, because that templater also *traces* the rendering: it returns the
+file as slices, each a piece of rendered text and the raw text it came from — a literal
+(copied verbatim), an expression's output (`{{ ... }}`), or a tag or comment that rendered to
+nothing (`{% if %}`, `{# #}`).
+
+The rendered text is split into statements like a plain SQL file, and each statement becomes
+a `Unit` whose `TemplateMap` sends its offsets to raw offsets through those slices. Inside a
+literal the map is exact, so a finding points at the raw line and a fix edits the raw bytes;
+text an expression produced maps to where the expression starts. A fix whose edit would
+touch anything but literal text — an expression, a tag, a comment, a loop body written once
+and rendered many times — is refused by `TemplateMap.uneditable`, so it is reported as
+unavailable and never applied.
+
+sqlfluff is imported here only when a templated file is rendered: checking plain SQL never
+loads it.
+"""
+
+from __future__ import annotations
+
+import bisect
+import logging
+import re
+import traceback
+from dataclasses import dataclass
+from functools import cached_property, lru_cache
+from pathlib import Path
+
+import sqlglot
+from sqlglot.errors import TokenError
+
+from sortlint.config import Config
+from sortlint.diagnostics import UneditableRegion
+from sortlint.errors import UserError
+from sortlint.sources.dbt import project as dbt
+from sortlint.sources.frontend import Reading
+from sortlint.sources.sql.files import failure_offset, statement_bounds
+from sortlint.units import Unit, line_starts, raw_location
+
+TEMPLATE_MARK = re.compile(r"\{[{%#]")
+
+
+# ---------------------------------------------------------------------------------------------
+# The front end
+
+
+def jinja_units(path: Path, raw: str, reading: Reading) -> list[Unit] | None:
+    """The statements of a templated `.sql` file, or None when the file is plain SQL.
+
+    A dbt macro file is claimed and has no statements: it defines macros, it is not a query.
+    """
+    project = dbt.project_of(path)
+    if project is not None and project.is_macro_file(path):
+        return []
+    model = project.model(path) if project is not None else None
+    if model is None and not TEMPLATE_MARK.search(raw):
+        return None
+    rendered = render_model(path, raw, project, reading.config)
+    return statement_units(path, raw, rendered, reading.config.dialect, model)
+
+
+def render_model(path: Path, raw: str, project: dbt.Project | None, config: Config) -> Rendered:
+    """The file rendered as dbt would render it for this run (see `dbt.Options`)."""
+    model = project.model(path) if project is not None else None
+    return render(path, raw, project, model, config.dialect, dbt.current_options())
+
+
+# ---------------------------------------------------------------------------------------------
+# Rendering
+
+
+@dataclass(frozen=True)
+class Slice:
+    """One piece of the rendering: rendered text [start, stop) came from raw [raw_start,
+    raw_stop). `kind` is sqlfluff's: literal, templated, block_start, block_mid, block_end,
+    comment. Tags and comments render to nothing (start == stop)."""
+
+    kind: str
+    raw_start: int
+    raw_stop: int
+    start: int
+    stop: int
+
+
+@dataclass(frozen=True)
+class Rendered:
+    text: str
+    slices: tuple[Slice, ...]
+    refs: tuple[dbt.Relation, ...] = ()  # what the template read through ref(), in order
+    crlf: tuple[int, ...] = ()  # see normalize_newlines: slices' raw offsets are before them
+
+
+@lru_cache(maxsize=2048)
+def render(
+    path: Path,
+    raw: str,
+    project: dbt.Project | None,
+    model: str | None,
+    dialect: str,
+    options: dbt.Options,
+) -> Rendered:
+    """Render one file; a file that does not render is the user's error, at its line.
+
+    Cached by everything the result depends on, so the fixer's re-analysis of unchanged text
+    and the registration of models before the check render each file once.
+    """
+    from sqlfluff.core.errors import SQLTemplaterError
+    from sqlfluff.core.templaters import JinjaTemplater
+
+    _quiet_sqlfluff()
+    source, crlf = normalize_newlines(raw)
+    refs: list[dbt.Relation] = []
+    context = dbt.builtins(project, model, dialect, refs)
+    templater = JinjaTemplater(override_context=context)
+    fluff_config = _fluff_config(project.macro_paths if project is not None else ())
+    try:
+        templated, violations = templater.process(
+            in_str=source, fname=str(path), config=fluff_config
+        )
+    except SQLTemplaterError as error:
+        line = error.line_no if error.line_no and error.line_no > 1 else None
+        line = line or _failing_line(templater, fluff_config, source) or error.line_no or None
+        raise UserError(f"cannot render template: {_message(error)}", path, line) from None
+    except dbt.RenderFailure as error:
+        line = _failing_line(templater, fluff_config, source)
+        raise UserError(f"cannot render template: {error}", path, line) from None
+    except Exception as error:  # a templater bug must not stop the check of a repository
+        message = f"cannot render template: internal error: {type(error).__name__}: {error}"
+        raise UserError(message, path) from None
+    if violations:
+        first = min(violations, key=lambda v: v.line_no or 0)
+        raise UserError(f"cannot render template: {_message(first)}", path, first.line_no or None)
+    slices = tuple(
+        Slice(
+            s.slice_type,
+            s.source_slice.start,
+            s.source_slice.stop,
+            s.templated_slice.start,
+            s.templated_slice.stop,
+        )
+        for s in templated.sliced_file
+    )
+    return Rendered(templated.templated_str, slices, tuple(refs), crlf)
+
+
+def normalize_newlines(raw: str) -> tuple[str, tuple[int, ...]]:
+    """The text with every line break a single \\n, as Jinja renders them (sqlfluff's slices
+    are only consistent on such text), and where each \\r\\n was: the positions, in the new
+    text, of the \\n that stands for it. A lone \\r keeps its place and length."""
+    crlf = []
+    removed = 0
+    position = raw.find("\r\n")
+    while position != -1:
+        crlf.append(position - removed)
+        removed += 1
+        position = raw.find("\r\n", position + 2)
+    return raw.replace("\r\n", "\n").replace("\r", "\n"), tuple(crlf)
+
+
+@lru_cache(maxsize=1)
+def _quiet_sqlfluff() -> None:
+    """sqlfluff logs its tracer's doubts as warnings; with no handler configured Python
+    would print them on stderr, in the middle of sortlint's report. What matters reaches
+    the user as a render error."""
+    logger = logging.getLogger("sqlfluff")
+    if not logger.handlers:
+        logger.addHandler(logging.NullHandler())
+
+
+@lru_cache(maxsize=16)
+def _fluff_config(macro_paths: tuple[Path, ...]):
+    """sqlfluff's configuration for the Jinja templater: dbt's builtins (sortlint's own
+    `ref`, `source`, `var`... override them) and the project's macro directories."""
+    from sqlfluff.core import FluffConfig
+
+    jinja = {"apply_dbt_builtins": True}
+    existing = [str(p) for p in macro_paths if p.exists()]
+    if existing:
+        jinja["load_macros_from_path"] = ",".join(existing)
+    return FluffConfig(overrides={"dialect": "ansi"}, configs={"templater": {"jinja": jinja}})
+
+
+def _message(error) -> str:
+    """The templater's message without its advertising (links to sqlfluff's docs)."""
+    text = error.desc() if hasattr(error, "desc") else str(error)
+    text = text.replace(
+        "Failed to parse Jinja syntax. Correct the syntax or select an alternative templater. "
+        "Error: ",
+        "Jinja syntax error: ",
+    )
+    return re.sub(r"\s*Have you correctly configured your variables\?.*$", "", text, flags=re.S)
+
+
+def _failing_line(templater, fluff_config, raw: str) -> int | None:
+    """The raw line of a failure inside the template: sqlfluff renders a traced copy of the
+    file (all on one line), so the file is rendered once more as it is, and the outermost
+    template frame of the failure says where."""
+    try:
+        _, _, render_func = templater.construct_render_func(fname=None, config=fluff_config)
+        render_func(raw)
+    except Exception as error:  # whatever the template raised
+        frames = traceback.extract_tb(error.__traceback__)
+        lines = [frame.lineno for frame in frames if frame.filename == "<template>"]
+        return lines[0] if lines else None
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Statements and their maps
+
+
+def statement_units(
+    path: Path, raw: str, rendered: Rendered, dialect: str, model: str | None
+) -> list[Unit]:
+    """One unit per statement of the rendered text; a model's last statement defines it."""
+    tokens = _tokenize(path, raw, rendered, dialect)
+    bounds = statement_bounds(tokens)
+    units = []
+    for index, (start, end) in enumerate(bounds):
+        mapping = TemplateMap(rendered, start, raw)
+        kind = dbt.MODEL_KIND if model is not None and index == len(bounds) - 1 else "sql"
+        units.append(
+            Unit(path, rendered.text[start:end], mapping.to_raw(0), raw, kind=kind, offsets=mapping)
+        )
+    return units
+
+
+def _tokenize(path: Path, raw: str, rendered: Rendered, dialect: str):
+    """The rendered text's tokens; a failure is reported at the raw line it comes from."""
+    tokenizer = sqlglot.Dialect.get_or_raise(dialect).tokenizer()
+    try:
+        return tokenizer.tokenize(rendered.text)
+    except TokenError:
+        offset = failure_offset(rendered.text, tokenizer.tokens)
+        near = rendered.text[offset : offset + 30].splitlines()[0] if rendered.text[offset:] else ""
+        line, _ = raw_location(line_starts(raw), TemplateMap(rendered, 0, raw).to_raw(offset))
+        raise UserError(f"cannot tokenize the rendered SQL near {near!r}", path, line) from None
+
+
+@dataclass(frozen=True)
+class TemplateMap:
+    """Offsets of one statement's rendered text, mapped to the raw file through the slices.
+
+    `shift` is where the statement starts in the whole rendered text. Slices count raw
+    offsets in the file with its line breaks normalised (`crlf` says where they were not).
+    """
+
+    rendered: Rendered
+    shift: int
+    raw: str
+
+    @property
+    def slices(self) -> tuple[Slice, ...]:
+        return self.rendered.slices
+
+    @cached_property
+    def _stops(self) -> list[int]:
+        return [s.stop for s in self.slices]
+
+    @cached_property
+    def _repeated(self) -> frozenset[int]:
+        """Raw starts of literals rendered more than once: loop bodies."""
+        seen: set[int] = set()
+        twice: set[int] = set()
+        for s in self.slices:
+            if s.kind == "literal":
+                (twice if s.raw_start in seen else seen).add(s.raw_start)
+        return frozenset(twice)
+
+    def to_raw(self, offset: int) -> int:
+        """Exact inside a literal; an expression's output maps to where the expression starts.
+        At a boundary the slice that starts there wins, so a range that begins right after
+        a tag begins after it in the raw text too."""
+        position = self.shift + offset
+        index = bisect.bisect_right(self._stops, position)
+        if index >= len(self.slices):
+            normalized = self.slices[-1].raw_stop if self.slices else position
+        elif self.slices[index].kind == "literal":
+            normalized = self.slices[index].raw_start + position - self.slices[index].start
+        else:
+            normalized = self.slices[index].raw_start
+        return self._denormalized(normalized)
+
+    def _denormalized(self, offset: int) -> int:
+        """A normalised raw offset in the file as it is: one more for each \\r\\n before it."""
+        return offset + bisect.bisect_left(self.rendered.crlf, offset)
+
+    def encode(self, text: str) -> str:
+        """Inserted text as written into the raw file: with the file's line breaks.
+
+        Text that repeats what an expression of the file rendered (`'EUR' AS currency`
+        where `'EUR'` came from `{{ var(...) }}`) is refused: written into the raw file it
+        would freeze one rendering of the template. Any word-bounded repetition counts, so
+        a coincidence is refused too; that only costs a fix.
+        """
+        for piece in self._expressions:
+            output = self.rendered.text[piece.start : piece.stop].strip()
+            if re.search(rf"(?<!\w){re.escape(output)}(?!\w)", text):
+                line, _ = raw_location(line_starts(self.raw), self._denormalized(piece.raw_start))
+                raise UneditableRegion(
+                    f"the new text would copy {output!r}, the output of the template "
+                    f"{self._snippet(piece)} at line {line}"
+                )
+        return text.replace("\r\n", "\n").replace("\n", "\r\n") if self.rendered.crlf else text
+
+    @cached_property
+    def _expressions(self) -> tuple[Slice, ...]:
+        """The slices an expression rendered, when their output holds a word."""
+        return tuple(
+            s
+            for s in self.slices
+            if s.kind != "literal" and re.search(r"\w", self.rendered.text[s.start : s.stop])
+        )
+
+    def uneditable(self, start: int, end: int) -> str | None:
+        """Why replacing rendered [start, end) would not be the same edit on the raw file:
+        the range overlaps an expression's output, would take a tag or comment with it (or
+        insert next to one, where the text would land on the wrong side), or lies in a
+        loop body; None when the range is literal text only."""
+        first, last = self.shift + start, self.shift + end
+        index = max(bisect.bisect_left(self._stops, first) - 1, 0)
+        for piece in self.slices[index:]:
+            if piece.start > last:
+                break
+            if self._touches(piece, first, last):
+                return self._reason(piece)
+        return None
+
+    def _touches(self, piece: Slice, first: int, last: int) -> bool:
+        if piece.kind == "literal":
+            if piece.raw_start not in self._repeated:
+                return False
+            return piece.start < last and first < piece.stop or (
+                first == last and piece.start <= first < piece.stop
+            )
+        if piece.start == piece.stop:  # a tag, a comment, an expression rendering nothing
+            at = piece.start
+            return first < at <= last or first == last == at
+        return piece.start < last and first < piece.stop or (
+            first == last and piece.start < first < piece.stop
+        )
+
+    def _reason(self, piece: Slice) -> str:
+        line, _ = raw_location(line_starts(self.raw), self._denormalized(piece.raw_start))
+        if piece.kind == "literal":
+            return f"the edit would touch text inside a {{% for %}} loop at line {line}"
+        what = {"templated": "template expression", "comment": "template comment"}.get(
+            piece.kind, "template tag"
+        )
+        return f"the edit would touch the {what} {self._snippet(piece)} at line {line}"
+
+    def _snippet(self, piece: Slice) -> str:
+        start, stop = self._denormalized(piece.raw_start), self._denormalized(piece.raw_stop)
+        text = " ".join(self.raw[start:stop].split())
+        return text if len(text) <= 40 else text[:37] + "..."

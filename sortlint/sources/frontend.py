@@ -1,0 +1,87 @@
+"""What a front end implements and receives: the per-check `Reading`, and the `FixShapes`
+that write the rules' fixes in its kind of file (see `sortlint.sources.registry` for the
+list of front ends)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+from sortlint.config import Config
+from sortlint.diagnostics import Applicability, Edit
+from sortlint.units import Unit
+
+if TYPE_CHECKING:
+    from sortlint.plan import nodes as n
+
+
+@dataclass
+class Reading:
+    """What the front ends share during one check: its configuration, and a memo for what
+    they learn once per run and reuse across files (which template files the project's DAGs
+    reference). A new check reads afresh."""
+
+    config: Config
+    memo: dict[Any, Any] = field(default_factory=dict, repr=False)
+
+    def remembered(self, key: Any, make: Callable[[], Any]) -> Any:
+        if key not in self.memo:
+            self.memo[key] = make()
+        return self.memo[key]
+
+
+class FixContext(Protocol):
+    """What a fix shape may ask about the statement a rule is fixing."""
+
+    @property
+    def unit(self) -> Unit: ...
+
+    def parent(self, node: n.Node) -> n.Node | None: ...
+
+
+@dataclass(frozen=True)
+class KeptColumn:
+    """What the output column of a dropped group key shows instead, as the rule decided:
+    nothing new when another key shows the same column (`duplicate`), the key's string
+    constant (`constant`, its SQL literal), the kept key it equals (`equal_to`, its index),
+    else any value of the group (the same in every row)."""
+
+    duplicate: bool = False
+    constant: str | None = None
+    equal_to: int | None = None
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    """Edits a shape writes when asked (they may be refused: `UneditableRegion`), what they
+    do beyond what the rule asked (for the fix's message), and how far they can be trusted."""
+
+    edits: Callable[[], "list[Edit] | None"]
+    also: str = ""
+    trust: Applicability = Applicability.SAFE
+
+
+class FixShapes(Protocol):
+    """How the edits a rule decides on are written in one kind of file. The rule decides
+    what changes (which sort, which key, what a dropped key's column becomes); the shape
+    writes it - a SQL clause, or a DataFrame call - keeping layout and comments. Each
+    method returns None when the rewrite cannot be written exactly."""
+
+    group_by: str  # how the file kind names its grouping, for messages
+
+    def remove_sort(self, context: FixContext, sort: n.Sort) -> list[Edit] | None: ...
+
+    def drop_sort_key(self, context: FixContext, sort: n.Sort, index: int) -> list[Edit] | None: ...
+
+    def reorder_group_keys(
+        self, context: FixContext, aggregate: n.Aggregate, order: list[int]
+    ) -> Rewrite | None: ...
+
+    def drop_group_key(
+        self, context: FixContext, aggregate: n.Aggregate, index: int, kept: KeptColumn
+    ) -> list[Edit] | None: ...
+
+    def drop_window_key(
+        self, context: FixContext, window: n.Window, function: n.WindowFunction, index: int
+    ) -> list[Edit] | None: ...

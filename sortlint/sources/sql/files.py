@@ -1,0 +1,191 @@
+"""Cutting SQL text into statements: a `.sql` file, or SQL decoded from elsewhere (a Python
+string, a rendered template) with a map back to its file.
+
+The split follows the dialect's own tokenizer, so a semicolon inside a string, a quoted name
+or a comment never ends a statement. A unit's text runs from its first token to its last, so
+comments and blank lines between statements belong to no unit and a file of comments only
+has none.
+
+The file is tokenized once: each unit carries its share of the file's tokens, re-based to
+its own text (`unit_tokens`), and the parser reads those instead of tokenizing again.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+import sqlglot
+from sqlglot.errors import TokenError
+from sqlglot.tokens import Token, TokenType
+
+from sortlint.config import Config
+from sortlint.errors import UserError
+from sortlint.plan.statement import Statement, build_statement
+from sortlint.units import OffsetMap, Unit, UnitTokens, line_starts, raw_location
+
+if TYPE_CHECKING:
+    from sortlint.plan.tables import TableLookup
+    from sortlint.sources.frontend import Reading
+
+# Whitespace and finished comments the tokenizer skips before it meets a token.
+_SKIPPED = re.compile(r"(?:\s+|--[^\n]*(?:\n|$)|/\*.*?\*/)*", re.DOTALL)
+
+
+def sql_units(path: Path, raw: str, reading: Reading) -> list[Unit]:
+    """The front end of plain SQL files: it claims every file it is asked about."""
+    return split_statements(path, raw, reading.config.dialect)
+
+
+def build(unit: Unit, tables: TableLookup, config: Config) -> Statement:
+    """The plan of a SQL unit."""
+    return build_statement(unit, tables, config.dialect, config.target)
+
+
+class MappedSql(OffsetMap, Protocol):
+    """SQL text with a map back to its file, which can be cut (see
+    `sortlint.sources.python.strings.MappedText`)."""
+
+    @property
+    def text(self) -> str: ...
+
+    def slice(self, start: int, end: int) -> MappedSql: ...
+
+
+def mapped_statements(path: Path, raw: str, mapped: MappedSql, dialect: str) -> list[Unit]:
+    """One SQL unit per statement of decoded text, cut with the dialect's tokenizer and
+    mapped into `raw`. Text the tokenizer cannot read is one unit: its parse error is
+    reported at its line."""
+    try:
+        bounds = statement_bounds(_tokenize(mapped.text, dialect))
+    except TokenError:
+        stripped = mapped.text.strip()
+        first = mapped.text.find(stripped) if stripped else 0
+        bounds = [(first, first + len(stripped))] if stripped else []
+    units = []
+    for start, end in bounds:
+        piece = mapped.slice(start, end)
+        units.append(Unit(path=path, text=piece.text, start=piece.to_raw(0), raw=raw, offsets=piece))
+    return units
+
+
+def split_statements(path: Path, raw: str, dialect: str) -> list[Unit]:
+    """One `Unit` per non-empty statement, its text exactly as in the file minus the `;`."""
+    tokens = tokenize_file(path, raw, dialect)
+    units = []
+    for first, last in statement_runs(tokens):
+        start, end = tokens[first].start, tokens[last].end + 1
+        own = unit_tokens(raw, tokens, first, last, dialect)
+        held = UnitTokens(own) if own is not None else None
+        units.append(Unit(path=path, text=raw[start:end], start=start, raw=raw, tokens=held))
+    return units
+
+
+def tokenize_file(path: Path, raw: str, dialect: str) -> list[Token]:
+    """The file's tokens; a file the tokenizer cannot read (an unterminated string, quoted
+    name or comment) is the user's error, reported at the line where the bad token begins."""
+    tokenizer = sqlglot.Dialect.get_or_raise(dialect).tokenizer()
+    try:
+        return tokenizer.tokenize(raw)
+    except TokenError:
+        offset = failure_offset(raw, tokenizer.tokens)
+        near = raw[offset : offset + 30].splitlines()[0] if offset < len(raw) else ""
+        line, _ = raw_location(line_starts(raw), offset)
+        raise UserError(f"cannot tokenize SQL near {near!r}", path, line) from None
+
+
+def failure_offset(raw: str, tokens: list[Token]) -> int:
+    """Where the token that failed begins: after the last good token and what the tokenizer
+    skips (whitespace, complete comments)."""
+    after = tokens[-1].end + 1 if tokens else 0
+    return _SKIPPED.match(raw, after).end()
+
+
+def statement_runs(tokens: Sequence[Token]) -> list[tuple[int, int]]:
+    """The first and last token index of each run of tokens between semicolons."""
+    runs: list[tuple[int, int]] = []
+    first: int | None = None
+    for i, token in enumerate(tokens):
+        if token.token_type == TokenType.SEMICOLON:
+            if first is not None:
+                runs.append((first, i - 1))
+            first = None
+        elif first is None:
+            first = i
+    if first is not None:
+        runs.append((first, len(tokens) - 1))
+    return runs
+
+
+def statement_bounds(tokens: Sequence[Token]) -> list[tuple[int, int]]:
+    """[start, end) of each run of tokens between semicolons."""
+    return [(tokens[first].start, tokens[last].end + 1) for first, last in statement_runs(tokens)]
+
+
+def unit_tokens(
+    text: str, tokens: list[Token], first: int, last: int, dialect: str
+) -> list[Token] | None:
+    """Tokens `first..last` of `text` as tokenizing that statement alone gives them.
+
+    Offsets, lines and columns count from the statement's first character instead of the
+    file's. Comments outside the statement, which the file's tokenizer hung on its first or
+    last token, are taken off again (see `_comments_before`, `_comments_after`). None when
+    the first token spans lines (a multi-line string): then where its line begins is not
+    known, and the parser tokenizes the statement itself.
+    """
+    head = tokens[first]
+    start = head.start
+    if "\n" in text[start : head.end + 1] or "\r" in text[start : head.end + 1]:
+        return None
+    line_shift = head.line - 1
+    col_shift = head.col - (head.end - start + 1)  # columns of the file's line before `start`
+    before = _comments_before(text, tokens, first, dialect)
+    after = _comments_after(text, tokens, last, dialect)
+    if start == 0 and not before and not after:  # the statement opens the file: as they are
+        return tokens[first : last + 1]
+    own = []
+    for i in range(first, last + 1):
+        token = tokens[i]
+        comments = token.comments
+        if i == last:
+            comments = comments[: len(comments) - after]
+        if i == first:
+            comments = comments[before:]
+        own.append(Token(
+            token.token_type,
+            token.text,
+            token.line - line_shift,
+            token.col - col_shift if token.line == head.line else token.col,
+            token.start - start,
+            token.end - start,
+            comments,
+        ))
+    return own
+
+
+def _comments_before(text: str, tokens: Sequence[Token], first: int, dialect: str) -> int:
+    """How many of the comments between the previous `;` (or the file's start) and token
+    `first` the file's tokenizer hung on `first`: all but those on the line of the `;`,
+    which it hung on the `;`."""
+    gap_start = tokens[first - 1].end + 1 if first > 0 else 0
+    gap = text[gap_start : tokens[first].start]
+    if not gap or gap.isspace():
+        return 0
+    probe = (";" if first > 0 else "") + gap + "x"  # the same layout, first token as `x`
+    return len(_tokenize(probe, dialect)[-1].comments)
+
+
+def _comments_after(text: str, tokens: Sequence[Token], last: int, dialect: str) -> int:
+    """How many comments between token `last` and the next `;` (or the file's end) the
+    tokenizer hung on `last`: all of them."""
+    gap_end = tokens[last + 1].start if last + 1 < len(tokens) else len(text)
+    gap = text[tokens[last].end + 1 : gap_end]
+    if not gap or gap.isspace():
+        return 0
+    return len(_tokenize("(" + gap, dialect)[0].comments)  # the last token as `(`
+
+
+def _tokenize(text: str, dialect: str) -> list[Token]:
+    return sqlglot.Dialect.get_or_raise(dialect).tokenize(text)

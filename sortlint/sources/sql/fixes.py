@@ -1,0 +1,239 @@
+"""How the rules' fixes are written in SQL text: drop a clause, drop items of a comma list,
+reorder items, replace an item. Layout and comments around what changes are kept; a
+clause alone on its lines takes its lines with it, leaving no blank line behind.
+
+`FIXES` is the SQL front ends' `FixShapes` (see `sortlint.sources.registry`): a sort is its
+clause, keys are items of their list, and a dropped group key's column is rewritten in the
+select list under its old name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sqlglot import exp
+
+from sortlint.diagnostics import Edit
+from sortlint.ordering import Expr
+from sortlint.plan import nodes as n
+from sortlint.plan.names import UnknownName, alias_needed, spark_output_name
+from sortlint.plan.nodes import Span
+from sortlint.sources.frontend import FixContext, KeptColumn, Rewrite
+from sortlint.units import Unit
+
+
+class SqlFixes:
+    group_by = "GROUP BY"
+
+    def remove_sort(self, context: FixContext, sort: n.Sort) -> list[Edit] | None:
+        return remove_clause(context.unit, sort.span) if sort.span is not None else None
+
+    def drop_sort_key(self, context: FixContext, sort: n.Sort, index: int) -> list[Edit] | None:
+        return remove_items(context.unit, [item.span for item in sort.keys], {index})
+
+    def reorder_group_keys(self, context: FixContext, aggregate: n.Aggregate, order: list[int]) -> Rewrite:
+        spans = [key.span for key in aggregate.keys]
+        return Rewrite(lambda: reorder_items(context.unit, spans, order))
+
+    def drop_group_key(
+        self, context: FixContext, aggregate: n.Aggregate, index: int, kept: KeptColumn
+    ) -> list[Edit] | None:
+        """Drop the key; rewrite the select items that showed it, under their old names."""
+        project = _select_list(aggregate, context)
+        if project is None:
+            return None
+        unit, key = context.unit, aggregate.keys[index]
+        edits = remove_items(unit, [k.span for k in aggregate.keys], {index})
+        for column in project.columns:
+            if column.span is None:
+                return None
+            if column.expr == key.expr:
+                if not kept.duplicate:
+                    name = _spark_name(column, unit)
+                    if name is None:
+                        return None
+                    edits += replace(unit, column.span, f"{_kept_text(aggregate, index, kept)} AS {alias_needed(name)}")
+            elif _reads_outside_aggregates(column.expr, key.expr):
+                return None  # the key is used in a way the rewrite cannot keep
+        return edits
+
+    def drop_window_key(
+        self, context: FixContext, window: n.Window, function: n.WindowFunction, index: int
+    ) -> list[Edit] | None:
+        """Drop the key from its list (or the whole PARTITION BY / ORDER BY when it is the
+        only one), and alias an unaliased window column to the name Spark gave it before."""
+        unit = context.unit
+        items, span, position = function.key_list(index)
+        if len(items) == 1:
+            if span is None:
+                return None
+            edits = remove_clause(unit, span)
+        else:
+            edits = remove_items(unit, [item.span for item in items], {position})
+        for column in _columns_showing(window, function, context):
+            if column is None or column.span is None:
+                return None
+            if not column.aliased:
+                name = _spark_name(column, unit)
+                if name is None:
+                    return None
+                edits.append(unit.edit(column.span.end, column.span.end, f" AS {alias_needed(name)}"))
+        return edits
+
+
+FIXES = SqlFixes()
+
+
+def _kept_text(aggregate: n.Aggregate, index: int, kept: KeptColumn) -> str:
+    if kept.constant is not None:
+        return kept.constant
+    if kept.equal_to is not None:
+        return aggregate.keys[kept.equal_to].text
+    return f"any_value({aggregate.keys[index].text})"
+
+
+def _spark_name(column: n.OutputColumn, unit: Unit) -> str | None:
+    """The name Spark gives a select item (its text as written feeds the name unless it has
+    an alias); None when it is not one sortlint can compute."""
+    if column.span is None or column.node is None:
+        return None
+    written = unit.text[column.span.start : column.span.end]
+    try:
+        return spark_output_name(column.node, source=None if column.aliased else written)
+    except (UnknownName, ValueError):
+        return None
+
+
+def _select_list(node: n.Aggregate, context: FixContext) -> n.Project | None:
+    """The projection right above the aggregate (through HAVING), if nothing else reads
+    the aggregate's keys."""
+    parent = context.parent(node)
+    while isinstance(parent, n.Filter):
+        if any(_reads_outside_aggregates(c, k.expr) for c in parent.conjuncts for k in node.keys):
+            return None
+        parent = context.parent(parent)
+    return parent if isinstance(parent, n.Project) else None
+
+
+def _reads_outside_aggregates(expr: Expr, key: Expr) -> bool:
+    """Whether `expr` reads the key's columns other than inside an aggregate call."""
+    columns = {c for c in key.columns}
+    for column in expr.node.find_all(exp.Column):
+        if Expr.of(column) in columns and column.find_ancestor(exp.AggFunc) is None:
+            return True
+    return expr == key
+
+
+def _columns_showing(window: n.Window, function: n.WindowFunction, context: FixContext):
+    """The select items whose expression contains the window function (None when the
+    window's output is read somewhere the fix cannot follow)."""
+    parent = context.parent(window)
+    while isinstance(parent, n.Filter):
+        parent = context.parent(parent)
+    if not isinstance(parent, n.Project):
+        return [None]
+    return [
+        column
+        for column in parent.columns
+        if column.expr == function.expr or any(
+            sub is not None and sub == function.expr.node for sub in column.expr.node.find_all(exp.Window)
+        )
+    ]
+
+
+def remove_clause(unit: Unit, span: Span) -> list[Edit]:
+    text = unit.text
+    line_start = text.rfind("\n", 0, span.start) + 1
+    after = _skip_blanks(text, span.end)
+    alone_before = text[line_start : span.start].strip() == ""
+    alone_after = after >= len(text) or text[after] in "\r\n"
+    if alone_before and alone_after and line_start > 0:
+        # The clause owns its lines: remove them, from the line break before it.
+        return [unit.edit(_line_break_before(text, line_start), after, "")]
+    if span.start > 0 and text[span.start - 1] == "(":
+        # First inside parentheses (`OVER (PARTITION BY a ORDER BY b)`): take the space after.
+        return [unit.edit(span.start, _skip_blanks_and_breaks(text, span.end, len(text)), "")]
+    start = span.start
+    while start > 0 and text[start - 1] in " \t\r\n":
+        start -= 1
+    return [unit.edit(start, span.end, "")]
+
+
+def remove_items(unit: Unit, items: Sequence[Span], drop: set[int]) -> list[Edit]:
+    """Drop items of a comma-separated list with their separating commas.
+
+    An item goes with the comma before it (the first kept item keeps none); comments
+    between items stay. A line left blank by the removal goes too.
+    """
+    if len(drop) >= len(items):
+        raise ValueError("cannot drop every item of a list")
+    text = unit.text
+    edits: list[Edit] = []
+    first_kept = min(set(range(len(items))) - drop)
+    for index in sorted(drop):
+        item = items[index]
+        if index < first_kept:
+            # Before the first kept item: take the item and the comma after it.
+            comma = text.index(",", item.end)
+            end = _skip_blanks_and_breaks(text, comma + 1, items[index + 1].start)
+            edits.append(unit.edit(item.start, end, ""))
+            continue
+        comma = text.rindex(",", items[index - 1].end, item.start)
+        edits.append(unit.edit(comma, comma + 1, ""))
+        start, end = item.start, item.end
+        line_start = text.rfind("\n", 0, start) + 1
+        line_end = _skip_blanks(text, end)
+        if text[line_start:start].strip() == "" and (line_end >= len(text) or text[line_end] in "\r\n"):
+            start, end = _line_break_before(text, line_start), line_end  # the item's own line
+        else:
+            while start > comma + 1 and text[start - 1] in " \t":
+                start -= 1
+        edits.append(unit.edit(start, end, ""))
+    return _merge(edits)
+
+
+def reorder_items(unit: Unit, items: Sequence[Span], order: Sequence[int]) -> list[Edit]:
+    """Put the item texts in `order` (order[i] = which item goes to position i)."""
+    texts = [unit.text[s.start : s.end] for s in items]
+    return [
+        unit.edit(span.start, span.end, texts[source])
+        for position, (span, source) in enumerate(zip(items, order))
+        if source != position
+    ]
+
+
+def replace(unit: Unit, span: Span, content: str) -> list[Edit]:
+    return [unit.edit(span.start, span.end, content)]
+
+
+def _skip_blanks(text: str, position: int) -> int:
+    while position < len(text) and text[position] in " \t":
+        position += 1
+    return position
+
+
+def _skip_blanks_and_breaks(text: str, position: int, limit: int) -> int:
+    while position < limit and text[position] in " \t\r\n":
+        position += 1
+    return position
+
+
+def _line_break_before(text: str, line_start: int) -> int:
+    """The offset of the line break ending the previous line (CRLF counts whole)."""
+    position = line_start - 1
+    if position > 0 and text[position - 1] == "\r":
+        position -= 1
+    return position
+
+
+def _merge(edits: list[Edit]) -> list[Edit]:
+    """Join edits that touch or overlap (a comma and the item right after it)."""
+    merged: list[Edit] = []
+    for e in sorted(edits, key=lambda e: e.start):
+        if merged and e.start <= merged[-1].end and not e.content and not merged[-1].content:
+            last = merged[-1]
+            if e.end > last.end:
+                merged[-1] = Edit(last.line, last.column, e.end_line, e.end_column, "", last.start, e.end)
+            continue
+        merged.append(e)
+    return merged

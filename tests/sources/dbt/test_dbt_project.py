@@ -1,0 +1,414 @@
+"""dbt projects: what dbt's builtins render to, the orderings a project declares in its own
+YAML, models as tables other models read, and the example project (examples/dbt) with its
+fixes proved on a real Spark: every fixed model, rendered, keeps its columns and its rows.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections import Counter
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from sortlint.cli import main
+from sortlint.config import Config, load_config
+from sortlint.errors import ConfigError, UserError
+from sortlint.linter.repository import check
+from sortlint.sources.dbt import project as dbt
+from sortlint.sources.dbt.rendering import jinja_units, render_model
+from sortlint.sources.frontend import Reading
+
+
+import spark_support
+from spark_support import spark  # noqa: F401  (the session fixture)
+
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
+
+PROJECT = """\
+name: shop
+model-paths: ["sql/models"]
+vars:
+  currency: USD
+  days: 7
+  shop:
+    currency: EUR
+  other_package:
+    currency: GBP
+"""
+
+SCHEMA = """\
+version: 2
+sources:
+  - name: raw
+    schema: landing
+    tables:
+      - name: orders
+        identifier: orders_v2
+        description: anything dbt accepts
+        meta:
+          owner: sales
+          sortlint:
+            columns: {order_id: bigint not null, day: date not null, amount: int}
+            orderings: [[day, order_id]]
+            unique: [[order_id]]
+      - name: refunds
+        config:
+          meta:
+            sortlint:
+              orderings: [[refund_id]]
+      - name: customers
+models:
+  - name: stg_orders
+    columns:
+      - name: order_id
+        tests: [unique, not_null]
+    config:
+      meta:
+        sortlint:
+          orderings: [[day]]
+  - name: undeclared
+"""
+
+
+def write(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return root
+
+
+@pytest.fixture
+def shop(tmp_path: Path) -> Path:
+    return write(
+        tmp_path,
+        {
+            "dbt_project.yml": PROJECT,
+            "sql/models/schema.yml": SCHEMA,
+            "sql/models/staging/stg_orders.sql": "select * from {{ source('raw', 'orders') }}\n",
+            "macros/m.sql": "{% macro m() %}1{% endmacro %}\n",
+        },
+    )
+
+
+def render(root: Path, sql: str, name: str = "probe", options: dbt.Options = dbt.Options()) -> str:
+    path = root / "sql" / "models" / f"{name}.sql"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(sql)
+    dbt.forget()
+    with dbt.rendering(options):
+        return render_model(path, sql, dbt.project_of(path), Config()).text
+
+
+# ---------------------------------------------------------------------------------------------
+# The project and its builtins
+
+
+def test_project_file_gives_name_paths_and_vars(shop):
+    project = dbt.project_of(shop / "sql" / "models" / "staging" / "stg_orders.sql")
+    assert (project.name, project.model_paths, project.macro_paths) == (
+        "shop", ((shop / "sql" / "models").resolve(),), ((shop / "macros").resolve(),)
+    )
+    # Vars scoped to this project win over global ones. Which other keys name packages is
+    # not known without the packages installed, so they stay (unused) vars.
+    assert project.vars == {"currency": "EUR", "days": 7, "other_package": {"currency": "GBP"}}
+    assert project.model(shop / "sql" / "models" / "staging" / "stg_orders.sql") == "stg_orders"
+    assert project.model(shop / "macros" / "m.sql") is None
+    assert project.is_macro_file(shop / "macros" / "m.sql")
+    assert dbt.project_of(shop.parent / "elsewhere.sql") is None
+
+
+def test_ref_source_this_and_target(shop):
+    assert render(shop, "{{ ref('stg_orders') }} {{ ref('pkg', 'm') }} {{ ref('m', v=2) }}") == (
+        "shop.stg_orders pkg.m shop.m"
+    )
+    # A source's schema and identifier come from the YAML, as dbt renders them.
+    assert render(shop, "{{ source('raw', 'orders') }} {{ source('raw', 'refunds') }}") == (
+        "landing.orders_v2 landing.refunds"
+    )
+    assert render(shop, "{{ source('other', 't') }}") == "other.t"
+    assert render(shop, "{{ this }} {{ this.identifier }} {{ this.schema }}", name="mine") == (
+        "shop.mine mine shop"
+    )
+    assert render(shop, "{{ target.name }} {{ target.type }} {{ target.schema }}") == "dev spark shop"
+    assert render(shop, "{{ config(materialized='table') }}{{ config.get('materialized') }}") == "table"
+
+
+def test_var_from_the_command_line_then_the_project_then_the_default(shop):
+    assert render(shop, "{{ var('currency') }} {{ var('days') }} {{ var('x', 'dflt') }}") == "EUR 7 dflt"
+    options = dbt.Options(vars=(dbt.parse_var("currency=CHF"), dbt.parse_var("x=3")))
+    assert render(shop, "{{ var('currency') }} {{ var('x', 'dflt') + 1 }}", options=options) == "CHF 4"
+    assert dbt.parse_var("n=3") == ("n", 3)
+    assert dbt.parse_var("s= a b ") == ("s", "a b")
+    with pytest.raises(UserError, match="expected NAME=VALUE"):
+        dbt.parse_var("novalue")
+
+
+def test_is_incremental_is_false_unless_asked(shop):
+    sql = "{% if is_incremental() %}inc{% else %}full{% endif %}"
+    assert render(shop, sql) == "full"
+    assert render(shop, sql, options=dbt.Options(incremental=True)) == "inc"
+
+
+def test_project_macros_are_loaded(shop):
+    assert render(shop, "select {{ m() }}") == "select 1"
+
+
+def test_two_models_of_one_name_are_refused(shop):
+    write(shop, {"sql/models/marts/stg_orders.sql": "select 1\n"})
+    with pytest.raises(ConfigError, match="two models are named 'stg_orders'"):
+        dbt.load_project(shop.resolve()).models()
+
+
+def test_dependency_order_puts_what_a_model_reads_first():
+    project = dbt.Project(Path("/p"), "p", (), ())
+    refs = {
+        "a_mart": (project.ref("b_stage"), project.ref("pkg", "c")),
+        "b_stage": (project.ref("c_base"),),
+        "c_base": (),
+        "d_cycle": (project.ref("e_cycle"),),
+        "e_cycle": (project.ref("d_cycle"),),
+    }
+    assert dbt.dependency_order(refs, project) == ["c_base", "b_stage", "a_mart", "e_cycle", "d_cycle"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Declarations in the project's YAML
+
+
+def test_meta_blocks_become_sources_named_as_the_sql_names_them(shop):
+    sources = dbt.declarations(dbt.project_of(shop / "dbt_project.yml"), "spark")
+    assert [(s.name, [str(o) for o in s.orderings], s.location.line) for s in sources] == [
+        ("landing.orders_v2", ["[day ASC NULLS FIRST, order_id ASC NULLS FIRST]"], 11),
+        ("landing.refunds", ["[refund_id ASC NULLS FIRST]"], 18),
+        ("shop.stg_orders", ["[day ASC NULLS FIRST]"], 28),
+    ]
+    assert sources[0].location.path == shop / "sql" / "models" / "schema.yml"
+
+
+def test_a_broken_meta_block_is_an_error_with_file_and_line(shop):
+    write(shop, {"sql/models/more.yml": (
+        "version: 2\n"
+        "models:\n"
+        "  - name: broken\n"
+        "    meta:\n"
+        "      sortlint:\n"
+        "        columns: {a: int}\n"
+        "        orderings: [[b]]\n"
+    )})
+    with pytest.raises(ConfigError) as raised:
+        dbt.declarations(dbt.project_of(shop / "dbt_project.yml"), "spark")
+    assert (raised.value.path, raised.value.line) == (shop / "sql" / "models" / "more.yml", 7)
+    assert "names column 'b', which is not among the columns of source 'shop.broken'" in raised.value.message
+
+
+def test_a_table_declared_twice_names_both_places(shop):
+    (shop / "sortlint.yml").write_text("sources:\n  landing.orders_v2:\n    orderings: [[day]]\n")
+    with pytest.raises(ConfigError) as raised:
+        check([shop], load_config(shop / "sortlint.yml"))
+    assert str(raised.value) == (
+        f"{shop / 'sql/models/schema.yml'}:11: conflicting declarations of table "
+        f"'landing.orders_v2' at {shop / 'sortlint.yml'}:2 and {shop / 'sql/models/schema.yml'}:11"
+    )
+
+
+def test_meta_and_config_meta_on_one_model_conflict(shop):
+    write(shop, {"sql/models/more.yml": (
+        "version: 2\n"
+        "models:\n"
+        "  - name: twice\n"
+        "    meta: {sortlint: {orderings: [[a]]}}\n"
+        "    config: {meta: {sortlint: {orderings: [[b]]}}}\n"
+    )})
+    with pytest.raises(ConfigError, match=r"conflicting declarations of table 'shop.twice' at .*more.yml:4 and .*more.yml:5"):
+        check([shop], Config(root=shop))
+
+
+def test_a_checked_file_outside_any_project_reads_no_dbt_yaml(tmp_path_factory, shop):
+    elsewhere = tmp_path_factory.mktemp("elsewhere")
+    (elsewhere / "q.sql").write_text("select 1\n")
+    result = check([elsewhere / "q.sql"], Config(root=elsewhere))
+    assert result.config.sources == ()
+
+
+# ---------------------------------------------------------------------------------------------
+# Models as tables
+
+
+MODELS = {
+    "dbt_project.yml": "name: shop\n",
+    "sortlint.yml": (
+        "sources:\n"
+        "  raw.events:\n"
+        "    columns: {id: bigint not null, host: string not null, time: timestamp not null}\n"
+        "    unique: [[id]]\n"
+    ),
+    # Read before its upstream: path order is not dependency order.
+    "models/a_mart.sql": "select host, time from {{ ref('z_stage') }} order by host, time\n",
+    "models/b_star.sql": "select * from {{ ref('z_stage') }}\n",
+    "models/z_stage.sql": "select id, host, time from {{ source('raw', 'events') }} order by host, time\n",
+}
+
+
+def test_under_datafusion_a_model_sees_what_the_query_it_reads_guarantees(tmp_path):
+    root = write(tmp_path, MODELS)
+    result = check([root], replace(load_config(root / "sortlint.yml"), target="datafusion"))
+    assert [(f.path.name, f.line, f.code) for f in result.findings] == [("a_mart.sql", 1, "SL001")]
+    b_star = next(s for f in result.files if f.path.name == "b_star.sql" for s in f.statements)
+    assert b_star.outputs == ("id", "host", "time")
+
+
+def test_under_spark_a_model_is_a_table_known_by_its_columns_and_declarations(tmp_path):
+    root = write(tmp_path, MODELS)
+    result = check([root], load_config(root / "sortlint.yml"))
+    assert [(f.path.name, f.line, f.code) for f in result.findings] == []
+    b_star = next(s for f in result.files if f.path.name == "b_star.sql" for s in f.statements)
+    assert b_star.outputs == ("id", "host", "time")
+    write(root, {"models/schema.yml": (
+        "models:\n  - name: z_stage\n    meta: {sortlint: {orderings: [[host, time]]}}\n"
+    )})
+    result = check([root], load_config(root / "sortlint.yml"))
+    assert [(f.path.name, f.line, f.code, f.basis) for f in result.findings] == [
+        ("a_mart.sql", 1, "SL001", "declared")
+    ]
+    assert "declared ordering [host ASC NULLS FIRST, time ASC NULLS FIRST] of shop.z_stage" in (
+        result.findings[0].message
+    )
+
+
+def test_a_model_outside_the_checked_paths_is_still_known(tmp_path):
+    root = write(tmp_path, MODELS)
+    write(root, {"models/schema.yml": (
+        "models:\n  - name: z_stage\n    meta: {sortlint: {orderings: [[host, time]]}}\n"
+    )})
+    result = check([root / "models" / "a_mart.sql"], load_config(root / "sortlint.yml"))
+    assert [(f.path.name, f.code) for f in result.findings] == [("a_mart.sql", "SL001")]
+
+
+# ---------------------------------------------------------------------------------------------
+# The example project
+
+
+EXAMPLE_FINDINGS = [
+    ("dbt/models/marts/customer_orders.sql", 4, "SL103", "unsafe"),
+    ("dbt/models/marts/customer_sequence.sql", 5, "SL201", "safe"),
+    ("dbt/models/marts/daily_revenue.sql", 8, "SL101", None),
+    ("dbt/models/marts/daily_revenue.sql", 8, "SL103", "unavailable"),
+    ("dbt/models/marts/daily_revenue.sql", 10, "SL003", "safe"),
+    ("dbt/models/marts/order_items.sql", 7, "SL002", "safe"),
+    ("dbt/models/marts/order_revenue.sql", 5, "SL101", "safe"),
+    ("dbt/models/marts/recent_orders.sql", 6, "SL001", "unavailable"),
+    ("dbt/models/staging/stg_orders.sql", 17, "SL001", "unsafe"),
+]
+
+# What `sortlint check --fix --unsafe-fixes` changes in each model: (before, after).
+EXAMPLE_FIXES = {
+    "marts/customer_orders.sql": [
+        ("select order_id, customer_id, sum", "select order_id, any_value(customer_id) AS customer_id, sum"),
+        ("group by order_id, customer_id\n", "group by order_id\n"),
+    ],
+    "marts/customer_sequence.sql": [
+        ("order by customer_id, created_at)", "order by created_at)"),
+    ],
+    "marts/daily_revenue.sql": [
+        ("order by currency, {{ var('day_column', 'order_date') }}", "order by {{ var('day_column', 'order_date') }}"),
+    ],
+    "marts/order_items.sql": [
+        ("    from {{ ref('stg_orders') }}\n    order by created_at\n", "    from {{ ref('stg_orders') }}\n"),
+    ],
+    "marts/order_revenue.sql": [("group by line_no, order_id", "group by order_id, line_no")],
+    "staging/stg_orders.sql": [
+        ("(order_date, created_at).\norder by order_date, created_at\n", "(order_date, created_at).\n"),
+    ],
+}
+
+
+def test_example_findings():
+    config = load_config(EXAMPLES / "sortlint.yml")
+    result = check([EXAMPLES / "dbt"], config)
+    assert not result.all_errors
+    assert [
+        (f.path.relative_to(EXAMPLES).as_posix(), f.line, f.code, f.fix.applicability if f.fix else None)
+        for f in result.findings
+    ] == EXAMPLE_FINDINGS
+
+
+@pytest.fixture(scope="module")
+def fixed_example(tmp_path_factory):
+    """examples/ copied and fixed in place; (root, original texts, fixed texts) of the models."""
+    root = tmp_path_factory.mktemp("examples") / "repo"
+    shutil.copytree(EXAMPLES, root)
+    models = sorted((root / "dbt" / "models").rglob("*.sql"))
+    before = {path: path.read_text() for path in models}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(root)
+        assert main(["check", "--fix", "--unsafe-fixes", "dbt"]) == 1
+    after = {path: path.read_text() for path in models}
+    return root, before, after
+
+
+def test_example_fixes_exactly(fixed_example):
+    root, before, after = fixed_example
+    models = root / "dbt" / "models"
+    expected = dict(before)
+    for name, replacements in EXAMPLE_FIXES.items():
+        for old, new in replacements:
+            assert expected[models / name].count(old) == 1, (name, old)
+            expected[models / name] = expected[models / name].replace(old, new)
+    assert after == expected
+
+
+def test_fixing_the_example_twice_changes_nothing(fixed_example):
+    root, _, after = fixed_example
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(root)
+        main(["check", "--fix", "--unsafe-fixes", "dbt"])
+    assert {path: path.read_text() for path in after} == after
+
+
+# ---------------------------------------------------------------------------------------------
+# Spark proves the fixed models
+
+
+def rendered_models(root: Path, texts: dict[Path, str], config: Config) -> dict[str, str]:
+    """Each model's rendered SQL by name, in dependency order."""
+    project = dbt.project_of(next(iter(texts)))
+    rendered = {path.stem: render_model(path, text, project, config) for path, text in texts.items()}
+    order = dbt.dependency_order({name: r.refs for name, r in rendered.items()}, project)
+    return {name: jinja_units(path, texts[path], Reading(config))[-1].text
+            for name in order for path in texts if path.stem == name}
+
+
+def create_views(spark, models: dict[str, str]) -> None:
+    for name, sql in models.items():
+        spark.sql(f"CREATE OR REPLACE VIEW shop_analytics.{name} AS {sql}")
+
+
+@pytest.mark.spark
+def test_spark_proves_every_fixed_model_keeps_its_columns_and_rows(spark, fixed_example):
+    root, before, after = fixed_example
+    config = load_config(root / "sortlint.yml")
+    merged = dbt.with_declarations(list(before), config)
+    raw_tables = [s for s in merged.sources if s.name.startswith("shop.")]
+    assert [s.name for s in raw_tables] == ["shop.orders", "shop.order_lines"]
+    spark.sql("CREATE DATABASE IF NOT EXISTS shop_analytics")
+    spark_support.load_catalog_data(
+        spark, Config(sources=tuple(raw_tables)), rows=600, strings=["PAID", "EUR", "USD"]
+    )
+    original = rendered_models(root, before, config)
+    fixed = rendered_models(root, after, config)
+    changed = [name for name in original if original[name] != fixed[name]]
+    assert len(changed) == 6, changed
+
+    create_views(spark, original)
+    schemas = {name: spark_support.schema_of(spark, sql) for name, sql in original.items()}
+    rows = {name: Counter(map(tuple, spark.sql(sql).collect())) for name, sql in original.items()}
+    empty = [name for name in changed if not rows[name]]
+    assert not empty, f"vacuous: {empty} return no rows on the generated data"
+
+    create_views(spark, fixed)
+    for name, sql in fixed.items():
+        assert spark_support.schema_of(spark, sql) == schemas[name], f"{name}: columns changed\n{sql}"
+        assert Counter(map(tuple, spark.sql(sql).collect())) == rows[name], f"{name}: rows changed\n{sql}"

@@ -1,0 +1,78 @@
+"""Cutting a SQL file into statements with the dialect's tokenizer."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from sortlint.errors import UserError
+from sortlint.sources.sql.files import split_statements
+
+PATH = Path("models/q.sql")
+
+
+def texts(raw: str) -> list[str]:
+    return [unit.text for unit in split_statements(PATH, raw, "spark")]
+
+
+def test_one_unit_per_statement_without_the_semicolon():
+    assert texts("SELECT 1;\nSELECT 2;\n") == ["SELECT 1", "SELECT 2"]
+
+
+def test_a_last_statement_needs_no_semicolon():
+    assert texts("SELECT 1;\nSELECT 2\n") == ["SELECT 1", "SELECT 2"]
+
+
+def test_semicolons_in_strings_comments_and_quoted_names_do_not_split():
+    raw = (
+        "SELECT ';' AS `a;b`, \"x;y\" FROM t -- not here; nor here\n"
+        "WHERE c = 'it''s; fine' /* ; */;\n"
+        "SELECT 2"
+    )
+    assert texts(raw) == [
+        "SELECT ';' AS `a;b`, \"x;y\" FROM t -- not here; nor here\n"
+        "WHERE c = 'it''s; fine'",
+        "SELECT 2",
+    ]
+
+
+def test_empty_statements_and_comment_only_statements_are_skipped():
+    raw = ";;\n-- only a comment;\n/* and ; this */;\nSELECT 1;;\n-- trailing\n"
+    assert texts(raw) == ["SELECT 1"]
+    assert split_statements(PATH, "-- nothing\n", "spark") == []
+    assert split_statements(PATH, "", "spark") == []
+
+
+def test_units_know_their_exact_place_in_the_raw_file():
+    raw = "-- header\nSELECT a\n  FROM t ;  \n\n  SELECT b FROM u;"
+    first, second = split_statements(PATH, raw, "spark")
+    assert raw[first.start : first.start + len(first.text)] == first.text == "SELECT a\n  FROM t"
+    assert first.raw is raw and first.path == PATH and first.kind == "sql"
+    assert first.location(0) == (2, 1)
+    assert second.text == "SELECT b FROM u"
+    assert second.location(0) == (5, 3)
+
+
+def test_crlf_files_keep_their_line_endings_inside_units():
+    raw = "SELECT a,\r\n       b\r\nFROM t;\r\nSELECT 2;\r\n"
+    first, second = split_statements(PATH, raw, "spark")
+    assert first.text == "SELECT a,\r\n       b\r\nFROM t"
+    assert first.location(first.text.index("b")) == (2, 8)
+    assert second.location(0) == (4, 1)
+
+
+@pytest.mark.parametrize(
+    ("raw", "line", "near"),
+    [
+        ("SELECT 1;\nSELECT 'abc\nFROM t", 2, "'abc"),
+        ("SELECT 1;\n\nSELECT `abc FROM t", 3, "`abc FROM t"),
+        ("SELECT 1; /* done */\nSELECT 2 /* never\nclosed", 2, "/* never"),
+    ],
+)
+def test_a_tokenizer_error_is_the_users_error_with_file_and_line(raw, line, near):
+    with pytest.raises(UserError) as caught:
+        split_statements(PATH, raw, "spark")
+    assert caught.value.path == PATH
+    assert caught.value.line == line
+    assert near in caught.value.message
