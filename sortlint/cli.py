@@ -77,14 +77,10 @@ def _available_cpus() -> int:
 
 
 def _checking(args, paths, config, on_file=None):
-    """Check `paths` with the dbt rendering options the command line gives."""
-    from sortlint.linter.repository import check
-    from sortlint.sources.dbt import project as dbt
+    from sortlint.workspace.check import check
 
-    options = dbt.Options(vars=tuple(dbt.parse_var(v) for v in args.var), incremental=args.incremental)
     jobs = getattr(args, "jobs", 1) or _available_cpus()
-    with dbt.rendering(options):
-        return check(paths, config, on_file=on_file, jobs=jobs)
+    return check(paths, config, on_file=on_file, jobs=jobs)
 
 
 def entry() -> int:
@@ -114,7 +110,7 @@ def _quiet_collector() -> None:
 
 
 def _config(args, paths):
-    from sortlint.config import load_config
+    from sortlint.config import DbtOptions, load_config
 
     config = load_config(args.config, start_paths=paths)
     if args.target:
@@ -123,6 +119,11 @@ def _config(args, paths):
         config = replace(config, select=_codes(args.select))
     if getattr(args, "ignore", None):
         config = replace(config, ignore=config.ignore + _codes(args.ignore))
+    if args.var or args.incremental:
+        from sortlint.sources.dbt.project import parse_var
+
+        options = DbtOptions(vars=tuple(parse_var(v) for v in args.var), incremental=args.incremental)
+        config = replace(config, dbt=options)
     return config
 
 

@@ -12,6 +12,7 @@ from sortlint.config.discovery import find_config, load_config
 from sortlint.config.model import (
     Column,
     Config,
+    DbtOptions,
     DeclaredOrdering,
     Location,
     OrderingItem,
@@ -23,6 +24,7 @@ from sortlint.config.model import (
 __all__ = [
     "Column",
     "Config",
+    "DbtOptions",
     "DeclaredOrdering",
     "Location",
     "OrderingItem",

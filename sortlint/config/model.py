@@ -125,6 +125,19 @@ class SparkSettings:
 
 
 @dataclass(frozen=True)
+class DbtOptions:
+    """What a run renders dbt models with beyond the project's files: `--var` values (they win
+    over `dbt_project.yml`, as in dbt) and the value of `is_incremental()` (false: a first
+    build, which is what a model's full query describes)."""
+
+    vars: tuple[tuple[str, object], ...] = ()
+    incremental: bool = False
+
+    def __hash__(self) -> int:  # var values may be lists or mappings; renders are cached by this
+        return hash(repr(self))
+
+
+@dataclass(frozen=True)
 class Config:
     """The whole configuration: which files and rules, which engine, and the catalog."""
 
@@ -135,6 +148,7 @@ class Config:
     select: tuple[str, ...] = ("SL",)
     ignore: tuple[str, ...] = ()
     spark: SparkSettings = SparkSettings()
+    dbt: DbtOptions = DbtOptions()  # set by the command line, not read from the catalog
     sources: tuple[Source, ...] = ()
     root: Path = field(default_factory=Path.cwd)
     path: Path | None = None

@@ -16,22 +16,23 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Generic, TypeVar
 
-from sortlint.diagnostics import Applicability, Finding
-from sortlint.diagnostics import apply_edits, overlaps
-from sortlint.linter.repository import FileAnalysis, FileTables
+from sortlint.diagnostics import Applicability, Finding, apply_edits, overlaps
+from sortlint.linter.analysis import FileAnalysis, StatementTables
 
 MAX_ROUNDS = 10
-Reanalyse = Callable[[str], "tuple[FileAnalysis, FileTables]"]
+Tables = TypeVar("Tables", bound=StatementTables)  # what the file's statements saw
+Reanalyse = Callable[[str], "tuple[FileAnalysis, Tables]"]
 
 
 @dataclass
-class Outcome:
+class Outcome(Generic[Tables]):
     """What fixing one file did."""
 
     original: FileAnalysis
     final: FileAnalysis
-    tables: FileTables
+    tables: Tables
     fixed: list[Finding] = field(default_factory=list)
     dropped: list[tuple[Finding, str]] = field(default_factory=list)
 
@@ -45,7 +46,7 @@ def fixable(finding: Finding, unsafe: bool) -> bool:
     return finding.fix is not None and finding.fix.applicability >= least
 
 
-def fix_file(analysis: FileAnalysis, tables: FileTables, reanalyse: Reanalyse, unsafe: bool) -> Outcome:
+def fix_file(analysis: FileAnalysis, tables: Tables, reanalyse: Reanalyse, unsafe: bool) -> Outcome[Tables]:
     outcome = Outcome(analysis, analysis, tables)
     if analysis.errors:
         return outcome  # never rewrite a file that does not parse as it is

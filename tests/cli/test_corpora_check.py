@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from sortlint.config import Config
-from sortlint.linter.repository import check
+from sortlint.workspace.check import check
 
 CORPORA = Path(__file__).resolve().parents[2].parent / "shared" / "corpora"
 

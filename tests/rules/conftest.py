@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from sortlint.config import load_config
-from sortlint.linter.repository import check
+from sortlint.workspace.check import check
 
 CATALOG = """
 target: {target}

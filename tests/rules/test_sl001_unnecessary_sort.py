@@ -64,7 +64,7 @@ def test_sort_after_a_join_is_not_satisfied_under_spark(codes):
 
 def test_basis_is_declared_for_catalog_orders_and_query_for_inner_sorts(tmp_path, lint):
     from sortlint.config import load_config
-    from sortlint.linter.repository import check
+    from sortlint.workspace.check import check
 
     (tmp_path / "sortlint.yml").write_text("sources:\n  t:\n    orderings: [[a]]\n")
     query = tmp_path / "q.sql"

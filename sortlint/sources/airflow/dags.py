@@ -6,6 +6,7 @@ import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path, PurePath
 from typing import Any
 
@@ -74,7 +75,7 @@ class DagModule(Evaluator):
         super().__init__(raw, spans, path)
         self.path = path
         self.module = module
-        collector = _Collector()
+        collector = _collector_class()()
         module.visit(collector)
         self.bindings = collector.bindings
         self.dags = collector.dags
@@ -312,7 +313,10 @@ def _kwargs(call: Any) -> dict[str, Any]:
     return {a.keyword.value: a.value for a in call.args if a.keyword is not None}
 
 
-def _make_collector():
+@cache
+def _collector_class() -> type:
+    """The visitor collecting DAGs, operators and bindings: a class made once, when libcst
+    is first needed."""
     import libcst as cst
 
     class Collector(cst.CSTVisitor):
@@ -418,13 +422,3 @@ def _make_collector():
                     ))
 
     return Collector
-
-
-_COLLECTOR_CLASS = None
-
-
-def _Collector():  # noqa: N802 - stands in for the visitor class, made when libcst is imported
-    global _COLLECTOR_CLASS
-    if _COLLECTOR_CLASS is None:
-        _COLLECTOR_CLASS = _make_collector()
-    return _COLLECTOR_CLASS()

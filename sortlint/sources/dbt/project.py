@@ -27,14 +27,13 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 
 import yaml
 
-from sortlint.config import Config, Source, parse_source
+from sortlint.config import Config, DbtOptions, Source, parse_source
 from sortlint.config import nodes
 from sortlint.config.model import Target
 from sortlint.errors import ConfigError, UserError
@@ -45,37 +44,7 @@ META_KEY = "sortlint"
 
 
 # ---------------------------------------------------------------------------------------------
-# Run options: `--var` and `is_incremental()`
-
-
-@dataclass(frozen=True)
-class Options:
-    """What a run renders models with beyond the project's files: `--var` values (they win
-    over `dbt_project.yml`, as in dbt) and the value of `is_incremental()` (false: a first
-    build, which is what a model's full query describes)."""
-
-    vars: tuple[tuple[str, object], ...] = ()
-    incremental: bool = False
-
-    def __hash__(self) -> int:  # var values may be lists or mappings; renders are cached by this
-        return hash(repr(self))
-
-
-_OPTIONS: ContextVar[Options] = ContextVar("sortlint_dbt_options", default=Options())
-
-
-@contextlib.contextmanager
-def rendering(options: Options) -> Iterator[None]:
-    """Render every model checked inside the block with `options` (the CLI wraps `check`)."""
-    token = _OPTIONS.set(options)
-    try:
-        yield
-    finally:
-        _OPTIONS.reset(token)
-
-
-def current_options() -> Options:
-    return _OPTIONS.get()
+# Run options: `--var` and `is_incremental()` (`Config.dbt`)
 
 
 def parse_var(text: str) -> tuple[str, object]:
@@ -175,7 +144,7 @@ class Project:
                 found[path.stem] = path
         return found
 
-    def variable(self, name: str, options: Options) -> tuple[bool, object]:
+    def variable(self, name: str, options: DbtOptions) -> tuple[bool, object]:
         """(found, value) of `var(name)`: `--var` first, then the project's own vars."""
         given = dict(options.vars)
         if name in given:
@@ -387,7 +356,7 @@ def _parse_blocks(name: str, node: yaml.Node, path: Path, target: Target) -> lis
 
 
 # ---------------------------------------------------------------------------------------------
-# The hooks `sortlint.linter.repository.check` calls
+# What a check asks of the projects among its files
 
 
 def projects_of(files: Iterable[Path]) -> list[Project]:
@@ -401,36 +370,6 @@ def with_declarations(files: Sequence[Path], config: Config) -> Config:
     forget()
     extra = [s for project in projects_of(files) for s in declarations(project, config.target)]
     return config.with_sources(extra) if extra else config
-
-
-def register_models(files: Sequence[Path], config: Config, repository) -> None:
-    """Make every model of the checked projects known to the repository before any file is
-    checked: a model's file may come after the files of the models reading it. Models are
-    built in dependency order (from the refs their rendering records); one that does not
-    render is left out here and reported when its own file is checked."""
-    from sortlint.linter.repository import FileTables, read_text
-    from sortlint.sources.dbt import rendering as jinja
-    from sortlint.sources.registry import build
-
-    given = {file.resolve(): file for file in files}  # the same Path the check renders
-    for project in projects_of(files):
-        rendered: dict[str, tuple[Path, str, object]] = {}
-        for name, path in project.models().items():
-            path = given.get(path, path)
-            try:
-                raw = read_text(path)
-                rendered[name] = (path, raw, jinja.render_model(path, raw, project, config))
-            except UserError:
-                continue
-        for name in dependency_order({n: r[2].refs for n, r in rendered.items()}, project):
-            path, raw, result = rendered[name]
-            tables = FileTables(repository)
-            units = jinja.statement_units(path, raw, result, config.dialect, name)
-            for unit in units:
-                statement = build(unit, tables, config)
-                if statement.error is None:
-                    tables.register(statement)
-            tables.commit()
 
 
 def dependency_order(refs: Mapping[str, Sequence[Relation]], project: Project) -> list[str]:
@@ -498,9 +437,10 @@ class ProfileTarget:
     profile_name: str = ""
 
 
-def builtins(project: Project | None, model: str | None, dialect: str, refs: list) -> dict:
+def builtins(
+    project: Project | None, model: str | None, dialect: str, options: DbtOptions, refs: list
+) -> dict:
     """The names dbt provides to a model's Jinja; `refs` collects the relations it reads."""
-    options = current_options()
     # Outside a dbt project `ref('m')` is plain `m`: there is no project to qualify it by.
     schema_of = project if project is not None else Project(Path("."), "", (), ())
     name = schema_of.name

@@ -32,7 +32,7 @@ from pathlib import Path
 import sqlglot
 from sqlglot.errors import TokenError
 
-from sortlint.config import Config
+from sortlint.config import Config, DbtOptions
 from sortlint.diagnostics import UneditableRegion
 from sortlint.errors import UserError
 from sortlint.sources.dbt import project as dbt
@@ -63,9 +63,9 @@ def jinja_units(path: Path, raw: str, reading: Reading) -> list[Unit] | None:
 
 
 def render_model(path: Path, raw: str, project: dbt.Project | None, config: Config) -> Rendered:
-    """The file rendered as dbt would render it for this run (see `dbt.Options`)."""
+    """The file rendered as dbt would render it for this run (`config.dbt`)."""
     model = project.model(path) if project is not None else None
-    return render(path, raw, project, model, config.dialect, dbt.current_options())
+    return render(path, raw, project, model, config.dialect, config.dbt)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -100,7 +100,7 @@ def render(
     project: dbt.Project | None,
     model: str | None,
     dialect: str,
-    options: dbt.Options,
+    options: DbtOptions,
 ) -> Rendered:
     """Render one file; a file that does not render is the user's error, at its line.
 
@@ -113,7 +113,7 @@ def render(
     _quiet_sqlfluff()
     source, crlf = normalize_newlines(raw)
     refs: list[dbt.Relation] = []
-    context = dbt.builtins(project, model, dialect, refs)
+    context = dbt.builtins(project, model, dialect, options, refs)
     templater = JinjaTemplater(override_context=context)
     fluff_config = _fluff_config(project.macro_paths if project is not None else ())
     try:

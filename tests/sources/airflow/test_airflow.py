@@ -20,11 +20,11 @@ from sortlint.cli import main
 from sortlint.config import load_config
 from sortlint.diagnostics import UneditableRegion
 from sortlint.errors import UserError
-from sortlint.linter.repository import check
 from sortlint.sources.airflow.dags import dag_units
 from sortlint.sources.airflow.templates import template_file_units
 from sortlint.sources.frontend import Reading
 from sortlint.sources.python.strings import MappedText, SourceSpans, decode
+from sortlint.workspace.check import check
 
 CATALOG = """\
 target: spark

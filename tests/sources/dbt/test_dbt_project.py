@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 
 from sortlint.cli import main
-from sortlint.config import Config, load_config
+from sortlint.config import Config, DbtOptions, load_config
 from sortlint.errors import ConfigError, UserError
-from sortlint.linter.repository import check
 from sortlint.sources.dbt import project as dbt
 from sortlint.sources.dbt.rendering import jinja_units, render_model
 from sortlint.sources.frontend import Reading
+from sortlint.workspace.check import check
 
 
 import spark_support
@@ -93,13 +93,12 @@ def shop(tmp_path: Path) -> Path:
     )
 
 
-def render(root: Path, sql: str, name: str = "probe", options: dbt.Options = dbt.Options()) -> str:
+def render(root: Path, sql: str, name: str = "probe", options: DbtOptions = DbtOptions()) -> str:
     path = root / "sql" / "models" / f"{name}.sql"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(sql)
     dbt.forget()
-    with dbt.rendering(options):
-        return render_model(path, sql, dbt.project_of(path), Config()).text
+    return render_model(path, sql, dbt.project_of(path), Config(dbt=options)).text
 
 
 # ---------------------------------------------------------------------------------------------
@@ -138,7 +137,7 @@ def test_ref_source_this_and_target(shop):
 
 def test_var_from_the_command_line_then_the_project_then_the_default(shop):
     assert render(shop, "{{ var('currency') }} {{ var('days') }} {{ var('x', 'dflt') }}") == "EUR 7 dflt"
-    options = dbt.Options(vars=(dbt.parse_var("currency=CHF"), dbt.parse_var("x=3")))
+    options = DbtOptions(vars=(dbt.parse_var("currency=CHF"), dbt.parse_var("x=3")))
     assert render(shop, "{{ var('currency') }} {{ var('x', 'dflt') + 1 }}", options=options) == "CHF 4"
     assert dbt.parse_var("n=3") == ("n", 3)
     assert dbt.parse_var("s= a b ") == ("s", "a b")
@@ -149,7 +148,7 @@ def test_var_from_the_command_line_then_the_project_then_the_default(shop):
 def test_is_incremental_is_false_unless_asked(shop):
     sql = "{% if is_incremental() %}inc{% else %}full{% endif %}"
     assert render(shop, sql) == "full"
-    assert render(shop, sql, options=dbt.Options(incremental=True)) == "inc"
+    assert render(shop, sql, options=DbtOptions(incremental=True)) == "inc"
 
 
 def test_project_macros_are_loaded(shop):

@@ -11,19 +11,20 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from sortlint.cli import main
-from sortlint.config import Config, load_config
+from sortlint.config import Config, DbtOptions, load_config
 from sortlint.diagnostics import UneditableRegion
 from sortlint.errors import UserError
-from sortlint.linter.repository import check
 from sortlint.sources.dbt import project as dbt
 from sortlint.sources.dbt.rendering import Rendered, Slice, TemplateMap, jinja_units, normalize_newlines
 from sortlint.sources.frontend import Reading
 from sortlint.sources.registry import units_of
+from sortlint.workspace.check import check
 
 CATALOG = """\
 target: spark
@@ -63,21 +64,19 @@ def make_project(root: Path, models: dict[str, str], *, catalog: str = CATALOG) 
     return root
 
 
-def findings(root: Path, options: dbt.Options = dbt.Options()) -> list[tuple[str, int, str]]:
-    with dbt.rendering(options):
-        result = check([root], load_config(root / "sortlint.yml"))
+def findings(root: Path, options: DbtOptions = DbtOptions()) -> list[tuple[str, int, str]]:
+    result = check([root], replace(load_config(root / "sortlint.yml"), dbt=options))
     assert not result.all_errors, result.all_errors
     return [(f.path.relative_to(root).as_posix(), f.line, f.code) for f in result.findings]
 
 
-def fixes(root: Path, name: str, options: dbt.Options = dbt.Options()) -> list:
+def fixes(root: Path, name: str, options: DbtOptions = DbtOptions()) -> list:
     """The fixes (applicability, message) of the findings in one model."""
-    with dbt.rendering(options):
-        result = check([root / "models" / f"{name}.sql"], load_config(root / "sortlint.yml"))
+    result = check([root / "models" / f"{name}.sql"], replace(load_config(root / "sortlint.yml"), dbt=options))
     return [(f.code, f.fix.applicability, f.fix.message) if f.fix else (f.code, None) for f in result.findings]
 
 
-def fixed(root: Path, name: str, options: dbt.Options = dbt.Options()) -> str:
+def fixed(root: Path, name: str, options: DbtOptions = DbtOptions()) -> str:
     """The model's text after `sortlint check --fix --unsafe-fixes` on the project, with
     `options` given as the command line gives them."""
     flags = ["--incremental"] if options.incremental else []
@@ -241,7 +240,7 @@ def test_an_order_by_inside_is_incremental_is_not_rendered_by_default(tmp_path):
 
 def test_an_order_by_inside_is_incremental_is_fixed_inside_the_block(tmp_path):
     root = make_project(tmp_path, {"events": INCREMENTAL})
-    incremental = dbt.Options(incremental=True)
+    incremental = DbtOptions(incremental=True)
     assert findings(root, incremental) == [("models/events.sql", 6, "SL001")]
     assert fixed(root, "events", incremental) == (
         "{{ config(materialized='incremental') }}\n"
@@ -312,8 +311,7 @@ def test_a_sort_a_macro_wrote_points_at_the_macro_call(tmp_path):
         "  {{ sorted_by('day, created_at') }}\n"
     )
     root = make_project(tmp_path, {"by_macro": model})
-    with dbt.rendering(dbt.Options()):
-        result = check([root], load_config(root / "sortlint.yml"))
+    result = check([root], load_config(root / "sortlint.yml"))
     [finding] = result.findings
     assert (finding.code, finding.line, finding.column) == ("SL001", 3, 3)
     assert finding.fix.applicability == "unavailable"

@@ -8,13 +8,13 @@ from pathlib import Path
 import pytest
 
 from sortlint.config import load_config
-from sortlint.linter.repository import FileTables, RepositoryTables
 from sortlint.ordering import Expr
 from sortlint.plan.nodes import Aggregate, Sort, Window, walk
 from sortlint.plan.render import render
 from sortlint.sources.frontend import Reading
 from sortlint.sources.pyspark.units import pyspark_units
 from sortlint.sources.registry import build as build_unit
+from sortlint.workspace.tables import FileTables, RepositoryTables
 
 CATALOG = """\
 sources:

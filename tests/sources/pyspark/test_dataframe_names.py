@@ -19,10 +19,10 @@ import spark_support
 from spark_support import spark  # noqa: F401  (the session fixture)
 
 from sortlint.config import load_config
-from sortlint.linter.repository import FileTables, RepositoryTables
 from sortlint.sources.frontend import Reading
 from sortlint.sources.pyspark.units import pyspark_units
 from sortlint.sources.registry import build
+from sortlint.workspace.tables import FileTables, RepositoryTables
 
 CATALOG = """\
 sources:

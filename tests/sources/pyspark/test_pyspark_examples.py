@@ -11,7 +11,7 @@ import pytest
 
 from sortlint.cli import main
 from sortlint.config import load_config
-from sortlint.linter.repository import check
+from sortlint.workspace.check import check
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 

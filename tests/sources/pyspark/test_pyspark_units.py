@@ -11,11 +11,11 @@ import pytest
 
 from sortlint.config import load_config
 from sortlint.errors import UserError
-from sortlint.linter.repository import FileTables, RepositoryTables
 from sortlint.plan.nodes import Alias, Opaque, walk
 from sortlint.sources.frontend import Reading
 from sortlint.sources.pyspark.units import pyspark_units
 from sortlint.sources.registry import build
+from sortlint.workspace.tables import FileTables, RepositoryTables
 
 CATALOG = """\
 sources:

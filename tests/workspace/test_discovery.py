@@ -28,7 +28,7 @@ def test_globs(path, pattern, matched):
 
 def test_exclude_wins_and_hidden_directories_are_skipped(tmp_path):
     from sortlint.config import Config
-    from sortlint.sources.discovery import discover
+    from sortlint.workspace.discovery import discover
 
     for name in ("a.sql", "target/b.sql", ".venv/c.sql", "models/d.sql"):
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)

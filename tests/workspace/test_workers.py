@@ -11,9 +11,11 @@ from pathlib import Path
 import pytest
 
 from sortlint.config import load_config
-from sortlint.linter import workers
-from sortlint.linter.repository import check
-from sortlint.linter.workers import Ahead, balanced_shares
+from sortlint.workspace import workers
+from sortlint.workspace.check import check
+from sortlint.workspace.workers import Ahead, balanced_shares
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 CATALOG = """
 target: spark
@@ -137,3 +139,27 @@ def test_shares_balance_bytes(tmp_path: Path):
         (tmp_path / name).write_text("x" * size)
     shares = balanced_shares(sorted(tmp_path.iterdir()), 2)
     assert [[p.name for p in share] for share in shares] == [["a.sql", "d.sql"], ["b.sql", "c.sql", "e.sql"]]
+
+
+@pytest.mark.parametrize("start_method", ["fork", "spawn"])
+def test_workers_started_either_way_find_what_a_sequential_check_finds(start_method: str):
+    """A spawned worker starts from nothing: it rebuilds the catalog and the dbt models from
+    the configuration and the file list it is sent (the example repository has all four kinds
+    of source, dbt models reading each other among them)."""
+    config = load_config(EXAMPLES / "sortlint.yml")
+    sequential = check([EXAMPLES], config, jobs=1)
+    parallel = check([EXAMPLES], config, jobs=3, start_method=start_method)
+
+    assert [(f.path, f.line, f.code, f.message) for f in parallel.findings] == [
+        (f.path, f.line, f.code, f.message) for f in sequential.findings
+    ]
+    assert [str(e) for e in parallel.all_errors] == [str(e) for e in sequential.all_errors]
+    made_ahead = [file for file in parallel.files if not file.statements]
+    assert len(made_ahead) > 3  # the workers' analyses were kept
+
+
+def test_the_platform_decides_how_workers_start(monkeypatch):
+    monkeypatch.setattr(workers.sys, "platform", "linux")
+    assert workers.default_start_method() == "fork"
+    monkeypatch.setattr(workers.sys, "platform", "darwin")
+    assert workers.default_start_method() == "spawn"

@@ -1,5 +1,6 @@
-"""Which files to check: the paths given, filtered by the config's include/exclude globs
-(relative to the config's directory) and by `.gitignore` when inside a git work tree."""
+"""Which files to check - the paths given, filtered by the config's include/exclude globs
+(relative to the config's directory) and by `.gitignore` when inside a git work tree - and
+their text."""
 
 from __future__ import annotations
 
@@ -45,3 +46,14 @@ def _git_ignored(files: list[Path]) -> list[Path]:
         return []
     ignored = {Path(p) for p in result.stdout.split("\0") if p}
     return [f for f in files if f.resolve() in ignored]
+
+
+def read_text(path: Path) -> str:
+    """The file's text with its newlines as they are (CRLF kept)."""
+    try:
+        with open(path, encoding="utf-8", newline="") as handle:
+            return handle.read()
+    except UnicodeDecodeError as error:
+        raise UserError(f"not UTF-8 text: {error.reason} at byte {error.start}", path) from None
+    except OSError as error:
+        raise UserError(f"cannot read: {error.strerror}", path) from None

@@ -1,0 +1,81 @@
+"""The tables a query can name across a repository: the catalog's, and the views and tables
+the statements of files read so far created."""
+
+from __future__ import annotations
+
+from sortlint.config import Config
+from sortlint.plan.statement import Statement
+from sortlint.plan.tables import Tables, ViewDefinition
+
+
+class RepositoryTables:
+    """The tables a query can name: the catalog's (matched as `Config.source` matches
+    names, so `events` finds `db.events`), and the views and tables statements created."""
+
+    def __init__(self, config: Config) -> None:
+        self.config = config
+        self.created = Tables()
+
+    def columns(self, table: str) -> tuple[str, ...] | None:
+        created = self.created.columns(table)
+        if created is not None:
+            return created
+        source = self.config.source(table)
+        return tuple(c.name for c in source.columns) or None if source else None
+
+    def view(self, table: str) -> ViewDefinition | None:
+        return self.created.view(table)
+
+
+class FileTables:
+    """What one file's statements see: the repository's tables, plus what the file
+    itself creates. Kept apart so a file can be analysed again (to prove a fix) from
+    the same starting point."""
+
+    def __init__(self, repository: RepositoryTables) -> None:
+        self.repository = repository
+        self.local = Tables()
+        self.creators: list[Statement] = []
+        # The names the file asked the repository about: what it read from files before it.
+        self.read: set[str] = set()
+
+    def columns(self, table: str) -> tuple[str, ...] | None:
+        local = self.local.columns(table)
+        if local is not None:
+            return local
+        self.read.add(table.lower())
+        return self.repository.columns(table)
+
+    def view(self, table: str) -> ViewDefinition | None:
+        local = self.local.view(table)
+        if local is not None:
+            return local
+        self.read.add(table.lower())
+        return self.repository.view(table)
+
+    @property
+    def created(self) -> set[str]:
+        """The names of the views and tables the file creates for the files after it."""
+        names = set()
+        for statement in self.creators:
+            if statement.view is not None:
+                names.add(statement.view.name.lower())
+            elif statement.defines is not None:
+                names.add(statement.defines[1].lower())
+        return names
+
+    def register(self, statement: Statement) -> None:
+        register(self.local, statement)
+        self.creators.append(statement)
+
+    def commit(self) -> None:
+        """Make what the file created visible to the files after it."""
+        for statement in self.creators:
+            register(self.repository.created, statement)
+
+
+def register(tables: Tables, statement: Statement) -> None:
+    if statement.view is not None:
+        tables.register_view(statement.view)
+    elif statement.defines is not None:
+        tables.register_table(statement.defines[1], statement.outputs)
