@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import json
 import os
 import sys
 from dataclasses import replace
@@ -13,6 +14,7 @@ from sortlint import __version__
 from sortlint.errors import UserError
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+OUTPUT_FORMATS = ("text", "json", "github", "sarif", "gitlab", "rdjson", "junit")
 
 
 def parser() -> argparse.ArgumentParser:
@@ -26,16 +28,31 @@ def parser() -> argparse.ArgumentParser:
     check = commands.add_parser("check", help="lint files; exit 1 on findings, 2 on errors")
     check.add_argument("paths", nargs="*", type=Path, default=[Path(".")], metavar="PATH")
     _common(check)
-    check.add_argument("--output-format", choices=["text", "json"], default="text")
+    _checking_options(check)
+    check.add_argument("--output-format", choices=OUTPUT_FORMATS, default="text")
+    check.add_argument("--output-file", type=Path, metavar="FILE", help="write the report to FILE, not stdout")
+    check.add_argument("--statistics", action="store_true", help="count the findings per rule instead of listing them")
+    check.add_argument("--show-fixes", action="store_true", help="show each fix under its finding (with --fix: list what was fixed)")
     check.add_argument("--fix", action="store_true", help="apply safe fixes, proved before writing")
     check.add_argument("--unsafe-fixes", action="store_true", help="with --fix/--diff: also unsafe fixes")
     check.add_argument("--diff", action="store_true", help="print the fixes as a unified diff, write nothing")
-    check.add_argument("--select", help="comma-separated rule codes or prefixes to enable")
-    check.add_argument("--ignore", help="comma-separated rule codes or prefixes to disable")
     check.add_argument(
-        "--jobs", type=_jobs, default=0, metavar="N",
-        help="processes analysing files (default: one per CPU; without --fix/--diff)",
+        "--diff-base", metavar="REV",
+        help="report only findings in statements changed since the merge base of REV and HEAD (work tree included)",
     )
+
+    review = commands.add_parser(
+        "review", help="post the findings on a pull request's changed lines as a review (GitHub, or GitLab)"
+    )
+    review.add_argument("paths", nargs="*", type=Path, default=[Path(".")], metavar="PATH")
+    _common(review)
+    _checking_options(review)
+    review.add_argument("--gitlab", action="store_true", help="review a GitLab merge request (default: a GitHub pull request)")
+    review.add_argument("--repository", metavar="OWNER/NAME", help="GitHub: OWNER/NAME (GITHUB_REPOSITORY); GitLab: project id or path (CI_PROJECT_ID)")
+    review.add_argument("--pr", type=_positive("a pull request number"), metavar="N", help="pull request number (GitLab: merge request IID)")
+    review.add_argument("--base", metavar="REV", help="the revision the change is compared with (default: the pull request's base)")
+    review.add_argument("--api-url", metavar="URL", help="the API's address (GITHUB_API_URL, CI_API_V4_URL)")
+    review.add_argument("--dry-run", action="store_true", help="print the review as JSON instead of posting it")
 
     explain = commands.add_parser("explain", help="print each statement's plan and properties")
     explain.add_argument("file", type=Path)
@@ -59,14 +76,27 @@ def _common(command: argparse.ArgumentParser) -> None:
     )
 
 
-def _jobs(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive number of processes, got {text!r}")
-    return value
+def _checking_options(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--select", help="comma-separated rule codes or prefixes to enable")
+    command.add_argument("--ignore", help="comma-separated rule codes or prefixes to disable")
+    command.add_argument("--exit-zero", action="store_true", help="exit 0 even with findings (errors still exit 2)")
+    command.add_argument(
+        "--jobs", type=_positive("a positive number of processes"), default=0, metavar="N",
+        help="processes analysing files (default: one per CPU; without --fix/--diff)",
+    )
+
+
+def _positive(what: str):
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = -1
+        if value < 1:
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
+        return value
+
+    return parse
 
 
 def _available_cpus() -> int:
@@ -76,11 +106,18 @@ def _available_cpus() -> int:
         return os.cpu_count() or 1
 
 
-def _checking(args, paths, config, on_file=None):
+def _checking(args, paths, config, on_file=None, changes=None):
+    """Check `paths`: the result, and its findings (with `changes`, those in changed
+    statements)."""
     from sortlint.workspace.check import check
 
     jobs = getattr(args, "jobs", 1) or _available_cpus()
-    return check(paths, config, on_file=on_file, jobs=jobs)
+    result = check(paths, config, on_file=on_file, jobs=jobs)
+    if changes is None:
+        return result, result.findings
+    from sortlint.integrations.changed_findings import changed_findings
+
+    return result, changed_findings(result.files, changes, result.config or config)
 
 
 def entry() -> int:
@@ -132,10 +169,11 @@ def _codes(text: str) -> tuple[str, ...]:
 
 
 def run_check(args) -> int:
-    from sortlint.report import json_format, text
-
     config = _config(args, args.paths)
     fixing = args.fix or args.diff
+    if args.diff_base and fixing:
+        raise UserError("--diff-base limits the report to changed statements; --fix and --diff rewrite whole files: give them the files instead")
+    changes = _changes(args.diff_base, args.paths) if args.diff_base else None
     outcomes = []
 
     def fix(analysis, tables, reanalyse):
@@ -145,26 +183,99 @@ def run_check(args) -> int:
         outcomes.append(outcome)
         return outcome.final, outcome.tables
 
-    result = _checking(args, args.paths, config, on_file=fix if fixing else None)
+    result, findings = _checking(args, args.paths, config, on_file=fix if fixing else None, changes=changes)
     if fixing:
         _write_or_diff(outcomes, args.diff)
-    findings, errors = result.findings, result.all_errors
-    if args.output_format == "json":
-        sys.stdout.write(json_format.render(findings))
+    errors = result.all_errors
+    texts = {file.path: file.raw for file in result.files}
+    report, errors_in_report = _report(args, findings, errors, texts, len(result.files), outcomes)
+    _emit(report, args.output_file)
+    if not errors_in_report:
         for error in errors:
             print(f"error: {error}", file=sys.stderr)
-    else:
-        fixed = sum(len(o.fixed) for o in outcomes)
-        dropped = [(f, reason) for o in outcomes for f, reason in o.dropped]
-        report = text.render(findings, errors, len(result.files), args.unsafe_fixes)
-        if fixing:
-            report += text.render_fixes(fixed, dropped, len(findings), args.diff)
-        sys.stdout.write(report)
     if errors:
         return EXIT_ERROR
+    if args.exit_zero:
+        return EXIT_CLEAN
     if args.diff:
         return EXIT_FINDINGS if any(o.changed for o in outcomes) else EXIT_CLEAN
     return EXIT_FINDINGS if findings else EXIT_CLEAN
+
+
+def _changes(rev: str, paths):
+    from sortlint.integrations.git_changes import changes_since
+
+    return changes_since(rev, paths[0] if paths else Path("."))
+
+
+def _report(args, findings, errors, texts, files: int, outcomes) -> tuple[str, bool]:
+    """The report in the format asked for, and whether it shows the errors itself."""
+    from sortlint.report import github, gitlab, json_format, junit, rdjson, sarif, statistics, text
+
+    form = args.output_format
+    if args.statistics:
+        if form == "json":
+            return statistics.render_json(findings), False
+        return statistics.render_text(findings), False
+    if form == "json":
+        return json_format.render(findings), False
+    if form == "github":
+        return github.render(findings, errors), True
+    if form == "sarif":
+        return sarif.render(findings, errors, texts), True
+    if form == "gitlab":
+        return gitlab.render(findings, texts), False
+    if form == "rdjson":
+        return rdjson.render(findings, texts), False
+    if form == "junit":
+        return junit.render(findings, errors, files), True
+    fixing = args.fix or args.diff
+    shown = texts if args.show_fixes and not fixing else None
+    report = text.render(findings, errors, files, args.unsafe_fixes, shown)
+    if fixing:
+        fixed = [f for o in outcomes for f in o.fixed]
+        dropped = [(f, reason) for o in outcomes for f, reason in o.dropped]
+        if args.show_fixes:
+            report += text.render_fixed(fixed)
+        report += text.render_fixes(len(fixed), dropped, len(findings), args.diff)
+    return report, True
+
+
+def _emit(report: str, output_file: Path | None) -> None:
+    if output_file is None:
+        sys.stdout.write(report)
+        return
+    from sortlint.rewriters.apply import write_atomically
+
+    try:
+        write_atomically(output_file, report)
+    except OSError as error:
+        raise UserError(f"cannot write the report: {error.strerror}", output_file) from None
+
+
+def run_review(args) -> int:
+    from sortlint.integrations import github_review, gitlab_review
+    from sortlint.integrations.review import review_findings
+
+    platform = gitlab_review if args.gitlab else github_review
+    describe = gitlab_review.merge_request if args.gitlab else github_review.pull_request
+    target = describe(os.environ, args.repository, args.pr, args.base, args.api_url, args.dry_run)
+    changes = _changes(target.base, args.paths)
+    config = _config(args, args.paths)
+    result, findings = _checking(args, args.paths, config, changes=changes)
+    errors = result.all_errors
+    texts = {file.path: file.raw for file in result.files}
+    reviewed = review_findings(findings, result.findings, texts, changes)
+    if args.dry_run:
+        print(json.dumps(platform.dry_run(target, reviewed, changes, errors), indent=2, ensure_ascii=False))
+    else:
+        notify = lambda message: print(message, file=sys.stderr)  # noqa: E731
+        print(platform.run(target, reviewed, changes, errors, platform.client(target, os.environ, notify)))
+    for error in errors:
+        print(f"error: {error}", file=sys.stderr)
+    if errors:
+        return EXIT_ERROR
+    return EXIT_FINDINGS if reviewed and not args.exit_zero else EXIT_CLEAN
 
 
 def _write_or_diff(outcomes, diff: bool) -> None:
@@ -194,7 +305,7 @@ def run_explain(args) -> int:
     from sortlint.report.explain import render_statement
 
     config = _config(args, [args.file])
-    result = _checking(args, [args.file], config)
+    result, _ = _checking(args, [args.file], config)
     config = result.config or config  # with the dbt project's declarations
     blocks = []
     for file in result.files:
@@ -236,4 +347,6 @@ def run_rule(args) -> int:
     return EXIT_CLEAN
 
 
-COMMANDS = {"check": run_check, "explain": run_explain, "rules": run_rules, "rule": run_rule}
+COMMANDS = {
+    "check": run_check, "review": run_review, "explain": run_explain, "rules": run_rules, "rule": run_rule,
+}

@@ -2,16 +2,28 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 from sortlint.diagnostics import Applicability, Finding
 from sortlint.errors import UserError
+from sortlint.report.fixed_lines import changed_lines
 
 
 def render(
-    findings: Sequence[Finding], errors: Sequence[UserError], files: int, unsafe: bool = False
+    findings: Sequence[Finding],
+    errors: Sequence[UserError],
+    files: int,
+    unsafe: bool = False,
+    texts: Mapping[Path, str] | None = None,
 ) -> str:
-    lines = [f"{path_line(f)}: {f.code}{_fix_mark(f, unsafe)} {f.message} [{f.basis}]" for f in findings]
+    """With `texts` (each file's raw text), every fix is shown under its finding."""
+    lines = []
+    for f in findings:
+        lines.append(f"{path_line(f)}: {f.code}{_fix_mark(f, unsafe)} {f.message} [{f.basis}]")
+        if texts is not None and f.fix is not None:
+            lines += fix_preview(f, texts[f.path])
     lines += [f"error: {error}" for error in errors]
     noun = "finding" if len(findings) == 1 else "findings"
     summary = f"Found {len(findings)} {noun} in {files} file{'s' if files != 1 else ''}."
@@ -33,6 +45,33 @@ def _fix_mark(finding: Finding, unsafe: bool) -> str:
     if finding.fix.applicability is Applicability.SAFE or unsafe:
         return " [*]"
     return " [*unsafe]"
+
+
+def fix_preview(finding: Finding, raw: str) -> list[str]:
+    """The fix under its finding: what it does and the lines it changes, diff-style."""
+    fix = finding.fix
+    lines = [f"  fix ({fix.applicability}): {fix.message}"]
+    if fix.edits:
+        change = changed_lines(raw, fix.edits)
+        width = len(str(change.last))
+        lines += [f"    {n:>{width}} - {text}" for n, text in enumerate(change.before, change.first)]
+        lines += [f"    {'':>{width}} + {text}" for text in change.after]
+    return lines
+
+
+def render_fixed(fixed: Sequence[Finding]) -> str:
+    """What `--fix --show-fixes` fixed, per file and rule, as ruff lists it."""
+    if not fixed:
+        return ""
+    noun = "finding" if len(fixed) == 1 else "findings"
+    lines = [f"Fixed {len(fixed)} {noun}:"]
+    by_file: dict[str, Counter] = {}
+    for finding in fixed:
+        by_file.setdefault(str(finding.path), Counter())[(finding.code, finding.name)] += 1
+    for path, counts in sorted(by_file.items()):
+        lines.append(f"- {path}:")
+        lines += [f"    {count} × {code} ({name})" for (code, name), count in sorted(counts.items())]
+    return "\n".join(lines) + "\n"
 
 
 def render_fixes(fixed: int, dropped, remaining: int, diff: bool) -> str:

@@ -124,9 +124,13 @@ def signature(analysis: FileAnalysis, finding: Finding) -> tuple[int, str]:
 
 
 def write_atomically(path: Path, text: str) -> None:
-    """Replace the file's content in one step, keeping its mode; the text keeps its own
-    newline style and final newline (it was read with newline='')."""
-    mode = path.stat().st_mode
+    """Replace the file's content in one step, keeping its mode (a new file gets the mode
+    the umask allows); the text keeps its own newline style and final newline (it was
+    read with newline='')."""
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        mode = 0o666 & ~_umask()
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".sortlint")
     try:
         with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
@@ -136,3 +140,9 @@ def write_atomically(path: Path, text: str) -> None:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def _umask() -> int:
+    current = os.umask(0o022)
+    os.umask(current)
+    return current
