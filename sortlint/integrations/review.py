@@ -194,7 +194,7 @@ def summary_body(plan: Plan, platform: str, errors: Sequence[UserError] = ()) ->
     findings no comment could be placed on."""
     findings = plan.findings
     noun = "finding" if len(findings) == 1 else "findings"
-    lines = [SUMMARY_MARKER, f"**sortlint** found {len(findings)} {noun} on the lines this change touches."]
+    lines = [SUMMARY_MARKER, f"**sortlint** found {len(findings)} {noun} in the statements this change touches."]
     if findings:
         lines += ["", "| Rule | Findings | With a fix |", "| --- | ---: | ---: |"]
         counts = Counter((f.finding.code, f.finding.name) for f in findings)
