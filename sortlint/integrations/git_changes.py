@@ -61,7 +61,9 @@ def changes_since(rev: str, start: Path) -> Changes:
 
     try:
         repo = git.Repo(start, search_parent_directories=True)
-    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+    except git.NoSuchPathError:
+        raise UserError("no such file or directory", start) from None
+    except git.InvalidGitRepositoryError:
         raise UserError("not inside a git repository (--diff-base compares git revisions)", start) from None
     try:
         with repo:

@@ -167,7 +167,7 @@ def run(
         except Rejected as refusal:
             if not todo.comments:
                 raise
-            todo = todo.all_in_summary()
+            todo = todo.in_summary(todo.comments)
             github.request("POST", f"{_pull(pr)}/reviews", review_request(todo, head, errors))
             done.append(f"{refusal.message}, so every finding went into the summary")
         done.append(

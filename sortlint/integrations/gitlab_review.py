@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import urllib.parse
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from sortlint.errors import UserError
 from sortlint.integrations.git_changes import Changes
@@ -170,10 +170,12 @@ def run(
             refused.append(reviewed_finding)
     done = []
     if todo.new:
-        placed = len(todo.comments) - len(refused)
-        todo = replace(todo, comments=(), summarised=tuple(refused) + todo.summarised)
+        todo = todo.in_summary(refused)
         gitlab.request("POST", f"{mr.path}/notes", {"body": summary_body(todo, "GitLab", errors)})
-        done.append(f"opened {counted(placed, 'thread')} and put {counted(len(todo.summarised), 'finding')} in the summary note")
+        done.append(
+            f"opened {counted(len(todo.comments), 'thread')} and put {counted(len(todo.summarised), 'finding')} "
+            "in the summary note"
+        )
     else:
         done.append("nothing new to post")
     for posted in todo.resolved:

@@ -111,9 +111,15 @@ class Plan:
     def new(self) -> bool:
         return bool(self.comments or self.summarised)
 
-    def all_in_summary(self) -> Plan:
-        """The plan with every comment moved into the summary (the platform refused them)."""
-        return replace(self, comments=(), summarised=self.comments + self.summarised)
+    def in_summary(self, refused: Iterable[ReviewFinding]) -> Plan:
+        """The plan with the comments the platform refused listed in the summary instead."""
+        moved = {id(f) for f in refused}
+        listed = moved | {id(f) for f in self.summarised}
+        return replace(
+            self,
+            comments=tuple(f for f in self.comments if id(f) not in moved),
+            summarised=tuple(f for f in self.findings if id(f) in listed),
+        )
 
 
 def plan(findings: Sequence[ReviewFinding], shown: Callable[[ReviewFinding], bool], before: Earlier = Earlier()) -> Plan:

@@ -82,7 +82,7 @@ class FakeApi:
         self.pulls: dict[tuple[str, int], dict] = {}
         self.comments: list[dict] = []
         self.reviews: list[dict] = []
-        self.refused_lines: set[tuple[str, int]] = set()  # lines GitHub refuses though shown
+        self.refused_lines: set[tuple[str, int]] = set()  # lines refused though the diff shows them
         # GitLab: (project, iid) -> diff_refs, diffs; discussions made
         self.merge_requests: dict[tuple[str, int], dict] = {}
         self.discussions: list[dict] = []
@@ -112,7 +112,7 @@ class FakeApi:
                 pass
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread = threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True)
         self.thread.start()
         return self
 
@@ -270,6 +270,8 @@ class FakeApi:
             shown = {n: old for lines in hunks(diff["diff"]) for n, old in lines.items()}
             new_line = position.get("new_line")
             if new_line not in shown or position.get("old_line") != shown[new_line]:
+                return bad_line
+            if (position["new_path"], new_line) in self.refused_lines:
                 return bad_line
         note = {"id": next(self.ids), "body": body["body"], "type": "DiffNote" if position else None, "system": False, "position": position}
         discussion = {"mr": (project, iid), "id": f"d{next(self.ids)}", "individual_note": False, "notes": [note]}
