@@ -30,10 +30,16 @@ def changed_lines(raw: str, edits: Sequence[Edit]) -> LineChange:
     line_end = raw.find("\n", last_position)
     region_end = line_end + 1 if line_end != -1 else len(raw)
     fixed = apply_edits(raw, edits)
-    after = fixed[region_start : region_end + len(fixed) - len(raw)]
+    shift = len(fixed) - len(raw)
+    after = fixed[region_start : region_end + shift]
+    # A fix that removes the last line's end joins the next line to it: that line changes too.
+    while after and not after.endswith("\n") and region_end < len(raw):
+        line_end = raw.find("\n", region_end)
+        region_end = line_end + 1 if line_end != -1 else len(raw)
+        after = fixed[region_start : region_end + shift]
     first = raw.count("\n", 0, low) + 1
-    last = raw.count("\n", 0, last_position) + 1
-    return LineChange(first, last, lines_of(raw[region_start:region_end]), lines_of(after))
+    last = first + len(lines_of(raw[region_start:region_end])) - 1
+    return LineChange(first, max(first, last), lines_of(raw[region_start:region_end]), lines_of(after))
 
 
 def lines_of(text: str) -> tuple[str, ...]:

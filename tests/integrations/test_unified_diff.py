@@ -46,3 +46,24 @@ def test_separate_hunks(tmp_path):
 def test_no_patch_shows_nothing():
     assert shown_lines("") == ShownLines()
     assert not shown_lines("Binary files a/x and b/x differ").shows(1)
+
+
+import difflib
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+TEXTS = st.lists(st.sampled_from(["a", "b", "c", "", "SELECT 1;"]), max_size=12)
+
+
+@given(TEXTS, TEXTS)
+def test_added_lines_are_the_inserted_and_replaced_ones_and_context_is_unchanged_text(old, new):
+    patch = "".join(difflib.unified_diff([l + "\n" for l in old], [l + "\n" for l in new], "a/f", "b/f", n=3))
+    lines = shown_lines(patch)
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    inserted = {
+        n + 1 for tag, _, _, j1, j2 in matcher.get_opcodes() if tag in ("insert", "replace") for n in range(j1, j2)
+    }
+    assert lines.added == inserted
+    assert all(old[o - 1] == new[n - 1] for n, o in lines.context.items())
+    assert not lines.added & set(lines.context)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from sortlint.diagnostics import Edit
-from sortlint.report.fixed_lines import LineChange, changed_lines
+from sortlint.report.fixed_lines import LineChange, changed_lines, lines_of
 
 
 def edit(raw: str, old: str, new: str) -> Edit:
@@ -48,3 +48,31 @@ def test_crlf_line_ends_are_not_part_of_the_lines():
 def test_a_last_line_without_a_line_end():
     raw = "SELECT 1\nORDER BY 1"
     assert changed_lines(raw, [edit(raw, "\nORDER BY 1", "")]) == LineChange(1, 2, ("SELECT 1", "ORDER BY 1"), ("SELECT 1",))
+
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from sortlint.diagnostics import apply_edits
+
+LINES = st.lists(st.sampled_from(["", "a", "bb", "ORDER BY x", "x\r"]), max_size=8)
+
+
+@st.composite
+def text_and_edits(draw):
+    raw = "\n".join(draw(LINES)) + draw(st.sampled_from(["", "\n"]))
+    cuts = sorted(draw(st.lists(st.integers(0, len(raw)), min_size=2, max_size=6)))
+    pairs = list(zip(cuts[::2], cuts[1::2]))
+    edits = [Edit(0, 0, 0, 0, draw(st.sampled_from(["", "z", "\n", "q\nr"])), a, b) for a, b in pairs]
+    return raw, edits
+
+
+@given(text_and_edits())
+def test_the_changed_lines_replaced_by_their_new_text_give_the_fixed_file(case):
+    """What a reviewer applying the suggestion gets: lines first..last of the file replaced
+    by `after` are the fixed file's lines."""
+    raw, edits = case
+    change = changed_lines(raw, edits)
+    lines = lines_of(raw)
+    assert lines[change.first - 1 : change.last] == change.before
+    assert lines[: change.first - 1] + change.after + lines[change.last :] == lines_of(apply_edits(raw, edits))
