@@ -15,18 +15,20 @@ from pathlib import Path
 from sortlint.config import Config
 from sortlint.integrations.git_changes import Changes
 from sortlint.diagnostics import Finding
-from sortlint.sources.frontends import units_of
+from sortlint.sources.frontend import Reading
+from sortlint.sources.registry import units_of
 
 
 def changed_findings(files: Iterable, changes: Changes, config: Config) -> list[Finding]:
     """The findings of the checked `files` (a check's analyses: path, raw text, findings)
     whose statement has a line `changes` added or modified."""
     kept = []
+    reading = Reading(config)
     for file in files:
         added = changes.added(file.path)
         if not added or not file.findings:
             continue
-        statements = list(statement_lines(file.path, file.raw, config))
+        statements = list(statement_lines(file.path, file.raw, reading))
         for finding in file.findings:
             # Innermost: a query inside a DataFrame pipeline (`spark.sql(...)`) is its own.
             lines = min(
@@ -39,7 +41,7 @@ def changed_findings(files: Iterable, changes: Changes, config: Config) -> list[
     return kept
 
 
-def statement_lines(path: Path, raw: str, config: Config) -> Iterator[range]:
+def statement_lines(path: Path, raw: str, reading: Reading) -> Iterator[range]:
     """The raw lines of each statement of a file, first to last."""
-    for unit in units_of(path, raw, config):
+    for unit in units_of(path, raw, reading):
         yield range(unit.location(0)[0], unit.location(len(unit.text))[0] + 1)
