@@ -260,6 +260,8 @@ def run_review(args) -> int:
     platform = gitlab_review if args.gitlab else github_review
     describe = gitlab_review.merge_request if args.gitlab else github_review.pull_request
     target = describe(os.environ, args.repository, args.pr, args.base, args.api_url, args.dry_run)
+    notify = lambda message: print(message, file=sys.stderr)  # noqa: E731
+    client = None if args.dry_run else platform.client(target, os.environ, notify)  # a missing token fails first
     changes = _changes(target.base, args.paths)
     config = _config(args, args.paths)
     result, findings = _checking(args, args.paths, config, changes=changes)
@@ -269,8 +271,7 @@ def run_review(args) -> int:
     if args.dry_run:
         print(json.dumps(platform.dry_run(target, reviewed, changes, errors), indent=2, ensure_ascii=False))
     else:
-        notify = lambda message: print(message, file=sys.stderr)  # noqa: E731
-        print(platform.run(target, reviewed, changes, errors, platform.client(target, os.environ, notify)))
+        print(platform.run(target, reviewed, changes, errors, client))
     for error in errors:
         print(f"error: {error}", file=sys.stderr)
     if errors:

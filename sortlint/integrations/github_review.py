@@ -99,7 +99,7 @@ def _sha(pull: dict, side: str) -> str | None:
     return ref.get("sha") if isinstance(ref, dict) else None
 
 
-def client(pr: PullRequest, environ: Mapping[str, str], notify: Callable[[str], None], **timing) -> Client:
+def client(pr: PullRequest, environ: Mapping[str, str], notify: Callable[[str], None]) -> Client:
     token = environ.get("GITHUB_TOKEN")
     if not token:
         raise UserError("no token: set GITHUB_TOKEN (in a workflow: `GITHUB_TOKEN: ${{ github.token }}`)")
@@ -108,7 +108,7 @@ def client(pr: PullRequest, environ: Mapping[str, str], notify: Callable[[str], 
         "Accept": "application/vnd.github+json",
         "X-GitHub-Api-Version": "2022-11-28",
     }
-    return Client(pr.api_url, headers, token, "GitHub", "GITHUB_TOKEN", frozenset({422}), notify, **timing)
+    return Client(pr.api_url, headers, token, "GitHub", "GITHUB_TOKEN", frozenset({422}), notify)
 
 
 def review_request(todo: Plan, head: str, errors: Sequence[UserError] = ()) -> dict:

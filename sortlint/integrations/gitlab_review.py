@@ -90,11 +90,11 @@ def merge_request(
     return MergeRequest((api or "").rstrip("/"), project or "", iid, base)
 
 
-def client(mr: MergeRequest, environ: Mapping[str, str], notify: Callable[[str], None], **timing) -> Client:
+def client(mr: MergeRequest, environ: Mapping[str, str], notify: Callable[[str], None]) -> Client:
     token = environ.get("GITLAB_TOKEN")
     if not token:
         raise UserError("no token: set GITLAB_TOKEN (a project access token with the api scope)")
-    return Client(mr.api_url, {"PRIVATE-TOKEN": token}, token, "GitLab", "GITLAB_TOKEN", frozenset({400}), notify, **timing)
+    return Client(mr.api_url, {"PRIVATE-TOKEN": token}, token, "GitLab", "GITLAB_TOKEN", frozenset({400}), notify)
 
 
 def diff_refs(gitlab: Client, mr: MergeRequest) -> dict[str, str]:

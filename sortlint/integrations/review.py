@@ -102,7 +102,7 @@ def earlier(comments: Iterable[tuple[object, str]], summaries: Iterable[str]) ->
 
 @dataclass(frozen=True)
 class Plan:
-    findings: tuple[ReviewFinding, ...]  # every finding on the changed lines
+    findings: tuple[ReviewFinding, ...]  # every finding in the changed statements
     comments: tuple[ReviewFinding, ...]  # new ones, on lines the diff shows
     summarised: tuple[ReviewFinding, ...]  # new ones the diff does not show
     resolved: tuple[Posted, ...]  # earlier comments whose finding is gone
