@@ -22,6 +22,7 @@ demo: $(STAMP)
 	cd examples && ../$(BIN)/sortlint check . ; test $$? -le 1
 
 test: $(STAMP) java
+	$(BIN)/mypy
 	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest
 
 bench: $(STAMP)
@@ -29,4 +30,4 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/check_speed.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .hypothesis .mypy_cache

@@ -11,7 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from sortlint import __version__
-from sortlint.errors import UserError
+from sortlint.errors import InternalError, UserError
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 OUTPUT_FORMATS = ("text", "json", "github", "sarif", "gitlab", "rdjson", "junit")
@@ -136,6 +136,20 @@ def main(argv: list[str] | None = None) -> int:
     except UserError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_ERROR
+    except Exception as error:  # sortlint's own bug outside any one file: said, not a traceback
+        failure = InternalError.during(error, f"running `sortlint {args.command}`")
+        print(f"error: {failure}", file=sys.stderr)
+        _explain_internal_errors([failure])
+        return EXIT_ERROR
+
+
+def _explain_internal_errors(errors) -> None:
+    """With SORTLINT_DEBUG=1, the traceback of every internal error, for its report."""
+    if os.environ.get("SORTLINT_DEBUG") != "1":
+        return
+    for error in errors:
+        if isinstance(error, InternalError) and error.details:
+            print(error.details, file=sys.stderr, end="")
 
 
 def _quiet_collector() -> None:
@@ -193,6 +207,7 @@ def run_check(args) -> int:
     if not errors_in_report:
         for error in errors:
             print(f"error: {error}", file=sys.stderr)
+    _explain_internal_errors(errors)
     if errors:
         return EXIT_ERROR
     if args.exit_zero:
@@ -320,6 +335,7 @@ def run_explain(args) -> int:
     print("\n\n".join(blocks))
     for error in result.all_errors:
         print(f"error: {error}", file=sys.stderr)
+    _explain_internal_errors(result.all_errors)
     return EXIT_ERROR if result.all_errors else EXIT_CLEAN
 
 

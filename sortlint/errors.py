@@ -1,7 +1,9 @@
-"""Errors a user can act on: they name the file, the line and what is wrong."""
+"""Errors a user can act on: they name the file, the line and what is wrong - and the errors
+that are sortlint's own, reported the same way."""
 
 from __future__ import annotations
 
+import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,3 +30,32 @@ class UserError(Exception):
 
 class ConfigError(UserError):
     """The catalog or configuration is malformed."""
+
+
+class InternalError(UserError):
+    """sortlint failed on input it should have handled: an exception inside a front end, a
+    plan builder or a rule. It is reported like a user's error (file, line, exit code 2) and
+    the rest of the repository is still checked, but the fault is sortlint's, and the
+    message asks for a report. `details` is the traceback, printed with SORTLINT_DEBUG=1."""
+
+    ISSUES = "the sortlint issue tracker"
+
+    def __init__(self, message: str, path: Path | str | None = None, line: int | None = None,
+                 details: str = "") -> None:
+        super().__init__(message, path, line)
+        self.details = details
+
+    @classmethod
+    def during(
+        cls, error: BaseException, doing: str, path: Path | str | None = None, line: int | None = None
+    ) -> InternalError:
+        """The error of an exception raised while `doing` ("building statement", ...)."""
+        message = (
+            f"internal error: {type(error).__name__}: {error} while {doing}; "
+            f"please report this at {cls.ISSUES}"
+        )
+        details = "".join(traceback.format_exception(type(error), error, error.__traceback__))
+        return cls(message, path, line, details)
+
+    def __reduce__(self):
+        return type(self), (self.message, self.path, self.line, self.details)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from sortlint.config import Config
 from sortlint.ordering import Permutation, Properties
@@ -37,7 +38,8 @@ class Analysis:
         return self.permutations[id(node)]
 
 
-Transfer = Callable[[n.Node, Analysis], Properties]
+# A node's output properties from its inputs' (each function takes one node type).
+Transfer = Callable[[Any, Analysis], Properties]
 TransferTable = Mapping[type, Transfer]
 
 

@@ -15,6 +15,7 @@ Everything else is shared with Spark (`sortlint.engines.operators`).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 from sqlglot import exp
 
@@ -25,16 +26,8 @@ from sortlint.plan import nodes as n
 from sortlint.plan.aggregates import is_aggregate, unwrap
 
 
-def aggregate(node: n.Aggregate, analysis: Analysis) -> Properties:
-    return operators.aggregate(node, analysis, streaming_keeps_order=True)
-
-
-def distinct(node: n.Distinct, analysis: Analysis) -> Properties:
-    return operators.distinct(node, analysis, streaming_keeps_order=True)
-
-
-def set_operation(node: n.SetOp, analysis: Analysis) -> Properties:
-    return operators.set_operation(node, analysis, keeps_order=node.kind == "union" and not node.distinct)
+def _union_all(node: n.SetOp) -> bool:
+    return node.kind == "union" and not node.distinct
 
 
 def join(node: n.Join, analysis: Analysis) -> Properties:
@@ -199,9 +192,10 @@ def _whole_partition(function: n.WindowFunction) -> bool:
 
 TRANSFER: dict[type, Transfer] = {
     **operators.SHARED,
-    n.Aggregate: aggregate,
-    n.Distinct: distinct,
-    n.Window: window,
+    # A streaming aggregate emits its groups in its input's order.
+    n.Aggregate: partial(operators.aggregate, streaming_keeps_order=True),
+    n.Distinct: partial(operators.distinct, streaming_keeps_order=True),
+    n.SetOp: partial(operators.set_operation, keeps_order=_union_all),
     n.Join: join,
-    n.SetOp: set_operation,
+    n.Window: window,
 }

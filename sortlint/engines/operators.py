@@ -11,6 +11,7 @@ give it. Whatever a node cannot account for is forgotten, never guessed.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import replace
 
 from sqlglot import exp
@@ -196,10 +197,10 @@ def _null_filled(props: Properties) -> Properties:
     return replace(props, constants={}, not_null=frozenset(), orderings=(), unique_keys=())
 
 
-def set_operation(node: n.SetOp, analysis: Analysis, keeps_order: bool) -> Properties:
+def set_operation(node: n.SetOp, analysis: Analysis, keeps_order: Callable[[n.SetOp], bool]) -> Properties:
     """UNION / INTERSECT / EXCEPT: what every branch guarantees about its columns (the first
-    branch's for INTERSECT and EXCEPT, which return its rows). `keeps_order`: whether the
-    engine emits the branches' common ordering."""
+    branch's for INTERSECT and EXCEPT, which return its rows). `keeps_order(node)`: whether
+    the engine emits the branches' common ordering."""
     columns = [Expr.column(name) for name in node.columns]
     branches = []
     for child in node.children:
@@ -212,7 +213,7 @@ def set_operation(node: n.SetOp, analysis: Analysis, keeps_order: bool) -> Prope
         props = Properties.union(branches)
     else:  # INTERSECT / EXCEPT return rows of the first branch
         props = branches[0]
-    if not keeps_order:
+    if not keeps_order(node):
         props = props.without_orderings()
     if node.distinct and columns:
         props = props.with_unique_key(columns, [query_evidence(analysis, node.kind.upper(), node.span)])

@@ -6,8 +6,8 @@
 * Only Spark's own sorts produce order: ORDER BY, SORT BY (inside each partition), and a
   window, which shuffles by its partition keys and sorts each partition by them and its
   ORDER BY - so after a window the rows are ordered that way within partitions of its keys.
-  Which of several windows Spark runs last is its choice, not the written order: each
-  window's ordering is added as it is met, replacing the one before.
+  Of several windows of one SELECT, the one whose function is written last is taken to run
+  last: its ordering replaces the others'.
 * A file scan knows nothing of the catalog: a declared ordering holds only while the table
   really is stored so, which the evidence records (`declared`, not `enforced`).
 
@@ -16,22 +16,12 @@ Everything else is shared with DataFusion (`sortlint.engines.operators`).
 
 from __future__ import annotations
 
+from functools import partial
+
 from sortlint.engines import operators
 from sortlint.engines.analysis import Analysis, Transfer
 from sortlint.ordering import Properties, SortKey, SortOptions
 from sortlint.plan import nodes as n
-
-
-def aggregate(node: n.Aggregate, analysis: Analysis) -> Properties:
-    return operators.aggregate(node, analysis, streaming_keeps_order=False)
-
-
-def distinct(node: n.Distinct, analysis: Analysis) -> Properties:
-    return operators.distinct(node, analysis, streaming_keeps_order=False)
-
-
-def set_operation(node: n.SetOp, analysis: Analysis) -> Properties:
-    return operators.set_operation(node, analysis, keeps_order=False)
 
 
 def window(node: n.Window, analysis: Analysis) -> Properties:
@@ -59,9 +49,10 @@ def _window_function(props: Properties, function: n.WindowFunction, analysis: An
 
 TRANSFER: dict[type, Transfer] = {
     **operators.SHARED,
-    n.Aggregate: aggregate,
-    n.Distinct: distinct,
-    n.Window: window,
+    # They shuffle, and a hash aggregate emits in no order: no ordering survives.
+    n.Aggregate: partial(operators.aggregate, streaming_keeps_order=False),
+    n.Distinct: partial(operators.distinct, streaming_keeps_order=False),
+    n.SetOp: partial(operators.set_operation, keeps_order=lambda node: False),
     n.Join: operators.join,
-    n.SetOp: set_operation,
+    n.Window: window,
 }

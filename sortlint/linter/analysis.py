@@ -3,6 +3,10 @@
 The file is cut into units by the front ends that read it, each unit is built into a plan
 by its kind's builder, and each plan is linted. A file that cannot be read or split, or a
 statement that does not parse, is reported as an error and the rest is still analysed.
+
+An exception inside a front end, a builder or a rule is sortlint's bug, never a reason to
+say nothing: it is reported as an `InternalError` of that file or statement (its line, the
+exception, a request to report it; exit code 2), and the rest is still analysed.
 """
 
 from __future__ import annotations
@@ -11,13 +15,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from sortlint.config import Config
 from sortlint.diagnostics import Finding
-from sortlint.errors import UserError
+from sortlint.errors import InternalError, UserError
 from sortlint.linter.lint import lint_statement
+from sortlint.plan.nodes import Opaque, Span
 from sortlint.plan.statement import Statement
 from sortlint.plan.tables import TableLookup
 from sortlint.sources.frontend import Reading
 from sortlint.sources.registry import build, units_of
+from sortlint.units import Unit
 
 
 class StatementTables(TableLookup, Protocol):
@@ -43,12 +50,28 @@ def analyse_file(path: Path, raw: str, reading: Reading, tables: StatementTables
     except UserError as error:
         result.errors.append(error)
         return result
+    except Exception as error:  # a front end's bug: reported, the other files are checked
+        result.errors.append(InternalError.during(error, "reading the file", path))
+        return result
     for unit in units:
-        statement = build(unit, tables, config)
+        statement = built(unit, tables, config)
         if statement.error is not None:
             result.errors.append(statement.error)
             continue
         tables.register(statement)
         result.statements.append(statement)
-        result.findings.extend(lint_statement(unit, statement.root, config))
+        try:
+            result.findings.extend(lint_statement(unit, statement.root, config))
+        except Exception as error:  # a rule's bug: reported, the other statements are linted
+            result.errors.append(InternalError.during(error, "linting statement", path, unit.location(0)[0]))
     return result
+
+
+def built(unit: Unit, tables: TableLookup, config: Config) -> Statement:
+    """The unit's plan, made by the builder of its kind; an exception inside the builder is
+    the statement's error."""
+    try:
+        return build(unit, tables, config)
+    except Exception as error:  # a builder's bug: reported, the other statements are built
+        failure = InternalError.during(error, "building statement", unit.path, unit.location(0)[0])
+        return Statement(unit, Opaque(span=Span(0, len(unit.text)), reason="internal error"), error=failure)

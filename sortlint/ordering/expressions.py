@@ -9,6 +9,7 @@ PySpark `selectExpr`, or built from `F.col("A") + 1` becomes the same key.
 from __future__ import annotations
 
 from functools import cache
+from typing import cast
 
 import sqlglot
 from sqlglot import exp
@@ -59,7 +60,7 @@ class Expr:
 
     @classmethod
     def parse(cls, text: str, dialect: str = DIALECT) -> Expr:
-        return cls.of(sqlglot.parse_one(text, read=dialect))
+        return cls.of(cast(exp.Expression, sqlglot.parse_one(text, read=dialect)))
 
     @classmethod
     def column(cls, name: str, table: str | None = None) -> Expr:

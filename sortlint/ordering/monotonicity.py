@@ -16,6 +16,7 @@ reverse an order, floor it, or add two ordered values ask for operands known to 
 from __future__ import annotations
 
 import re
+from typing import TypeGuard
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -64,7 +65,7 @@ FIXED_LENGTH_UNITS = {"WEEK", "DAY", "HOUR", "MINUTE", "SECOND", "MILLISECOND", 
 _DECIMAL = re.compile(r"(?:decimal|numeric|dec)\s*(?:\(\s*(\d+)\s*(?:,\s*(\d+)\s*)?\))?$")
 
 
-def is_integer(t: str | None) -> bool:
+def is_integer(t: str | None) -> TypeGuard[str]:
     return t in INTEGER_DIGITS
 
 

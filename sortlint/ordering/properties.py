@@ -253,7 +253,7 @@ class Properties:
             if constant:
                 verdict = KeyVerdict(key, normalized, "constant", constant_evidence | class_evidence)
             elif expr in fixed:
-                kind = "duplicate" if key.expr in written else "equivalent"
+                kind: Redundancy = "duplicate" if key.expr in written else "equivalent"
                 verdict = KeyVerdict(key, normalized, kind, class_evidence | fixed[expr])
             elif key_covered is not None:
                 verdict = KeyVerdict(key, normalized, "determined", key_covered)
@@ -455,8 +455,9 @@ class Properties:
         def over_outputs(expr: Expr) -> Expr | None:
             """An expression over input columns that are all carried, as an expression
             over the outputs: `date_trunc('hour', time)` with `time AS t`."""
-            outputs = {c: sources.get(self.normalize_expr(c)[0]) for c in expr.columns}
-            if not outputs or not all(outputs.values()):
+            found = {c: sources.get(self.normalize_expr(c)[0]) for c in expr.columns}
+            outputs = {c: o for c, o in found.items() if o}
+            if not outputs or len(outputs) < len(found):
                 return None
             node = expr.node.transform(
                 lambda n: outputs[Expr.of(n)][0].node.copy() if isinstance(n, exp.Column) else n
@@ -482,9 +483,9 @@ class Properties:
             # `WHERE a = CAST(b AS INT)`, then `SELECT a, b`.
             members = [carried(cls.representative)]
             members += [over_outputs(m) for m in cls.members if not m.is_column]
-            members = list(dict.fromkeys(m for m in members if m is not None))
-            for member in members[1:]:
-                result = result.with_equality(members[0], member, cls.evidence)
+            surviving = list(dict.fromkeys(m for m in members if m is not None))
+            for member in surviving[1:]:
+                result = result.with_equality(surviving[0], member, cls.evidence)
         # Orderings and keys are added together and normalised once (adding them one by one
         # would re-normalise the growing set each time).
         orderings: list[OrderingFact] = []
@@ -493,23 +494,23 @@ class Properties:
             if keys:
                 partitioned_by = None
                 if fact.partitioned_by is not None:
-                    partitioned_by = [carried(e) for e in fact.partitioned_by]
-                    if any(e is None for e in partitioned_by):
+                    partition = [carried(e) for e in fact.partitioned_by]
+                    if any(e is None for e in partition):
                         continue
-                    partitioned_by = frozenset(partitioned_by)
+                    partitioned_by = frozenset(e for e in partition if e is not None)
                 orderings.append(OrderingFact(keys, fact.evidence, partitioned_by))
         group = _Group(self)
         for source, outputs in sources.items():
             if source.is_column:
                 continue
             prop, why = group.property(source)
-            if prop.ordered:
+            if prop.options is not None:  # ordered
                 orderings.append(OrderingFact((SortKey(outputs[0], prop.options),), why))
         unique_keys: list[UniqueKey] = []
         for key in self.unique_keys:
             members = [carried(e) for e in key.exprs]
             if all(m is not None for m in members):
-                unique_keys.append(UniqueKey(frozenset(members), key.evidence, key.nulls_distinct))
+                unique_keys.append(UniqueKey(frozenset(m for m in members if m is not None), key.evidence, key.nulls_distinct))
         if not orderings and not unique_keys:
             return result
         return replace(
@@ -532,7 +533,7 @@ class Properties:
                 continue
             for source, outputs in sources.items():
                 prop, _ = group.property(source)
-                if prop.ordered:
+                if prop.options is not None:  # ordered
                     keys.append(SortKey(outputs[0], prop.options))
                     break
             break
@@ -646,13 +647,13 @@ def _union_pair(left: Properties, right: Properties) -> Properties:
             orderings.append(OrderingFact(keys[:length], evidence))
     constants = {}
     for expr, constant in left.constants.items():
-        other = right.constant(expr)
+        same = right.constant(expr)
         if (
-            other is not None
+            same is not None
             and constant.value is not None
-            and constant.value == other.value
+            and constant.value == same.value
         ):
-            constants[expr] = Constant(constant.value, constant.evidence | other.evidence)
+            constants[expr] = Constant(constant.value, constant.evidence | same.evidence)
     types = {e: t for e, t in left.types.items() if right.types.get(e) == t}
     not_null = frozenset(e for e in left.not_null if not right.nullable(e))
     return replace(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sqlglot
 from sqlglot import exp
-from sqlglot.errors import ParseError, TokenError
+from sqlglot.errors import ParseError, SqlglotError, TokenError
 from sqlglot.tokens import Token
 
 from sortlint.errors import UserError
@@ -36,7 +36,7 @@ def parse_unit(unit: Unit, dialect: str) -> tuple[exp.Expression, Spans]:
         message = detail.get("description") or str(error)
         line = error_line(unit, tokens, detail.get("line"), detail.get("col"))
         raise UserError(f"cannot parse SQL: {message}", unit.path, line) from None
-    except Exception as error:  # sqlglot fails on some input with other errors: still the SQL's
+    except (SqlglotError, RecursionError) as error:  # its other errors, or nested too deeply
         raise UserError(f"cannot parse SQL: {error}", unit.path, unit.location(0)[0]) from None
     if tree is None:
         raise UserError("cannot parse SQL: no statement", unit.path, unit.location(0)[0])

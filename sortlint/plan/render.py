@@ -1,8 +1,10 @@
-"""A plan as text, one node per line, children indented: for `sortlint explain` and tests."""
+"""A plan as text, one node per line with its key fields, children indented: the one plan
+printer, for `sortlint explain` (which adds the properties and findings at each node) and
+for the tests that specify plans."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from sortlint.ordering import Expr
 from sortlint.plan.nodes import (
@@ -11,14 +13,25 @@ from sortlint.plan.nodes import (
 )
 
 
-def render(node: Node, indent: str = "  ") -> str:
-    return "\n".join(_lines(node, 0, indent))
+def render(
+    node: Node,
+    indent: str = "  ",
+    *,
+    depth: int = 0,
+    where: Callable[[Node], str] | None = None,
+    notes: Callable[[Node], Iterable[str]] | None = None,
+) -> str:
+    """The plan below `node`, starting `depth` indents in. `where(node)` is appended to a
+    node's line (`  (line 4)`); `notes(node)` are lines printed under it, one indent in."""
+    return "\n".join(_lines(node, depth, indent, where, notes))
 
 
-def _lines(node: Node, depth: int, indent: str) -> Iterable[str]:
-    yield indent * depth + describe(node)
+def _lines(node, depth, indent, where, notes) -> Iterable[str]:
+    yield indent * depth + describe(node) + (where(node) if where else "")
+    for note in notes(node) if notes else ():
+        yield indent * (depth + 1) + note
     for child in node.children:
-        yield from _lines(child, depth + 1, indent)
+        yield from _lines(child, depth + 1, indent, where, notes)
 
 
 def describe(node: Node) -> str:

@@ -8,9 +8,9 @@ from pathlib import Path
 
 from sortlint.config import Config
 from sortlint.errors import UserError
+from sortlint.linter.analysis import built
 from sortlint.sources.dbt.project import dependency_order, projects_of
 from sortlint.sources.dbt.rendering import Rendered, render_model, statement_units
-from sortlint.sources.registry import build
 from sortlint.workspace.discovery import read_text
 from sortlint.workspace.tables import FileTables, RepositoryTables
 
@@ -24,8 +24,8 @@ def starting_state(files: Sequence[Path], config: Config) -> RepositoryTables:
 
 def register_models(files: Sequence[Path], config: Config, repository: RepositoryTables) -> None:
     """Make every model of the checked projects known to the repository. Models are built in
-    dependency order (from the refs their rendering records); one that does not render is
-    left out here and reported when its own file is checked."""
+    dependency order (from the refs their rendering records); one that does not render or
+    build is left out here and reported when its own file is checked."""
     given = {file.resolve(): file for file in files}  # the same Path the check renders
     for project in projects_of(files):
         rendered: dict[str, tuple[Path, str, Rendered]] = {}
@@ -40,7 +40,7 @@ def register_models(files: Sequence[Path], config: Config, repository: Repositor
             path, raw, result = rendered[name]
             tables = FileTables(repository)
             for unit in statement_units(path, raw, result, config.dialect, name):
-                statement = build(unit, tables, config)
+                statement = built(unit, tables, config)
                 if statement.error is None:
                     tables.register(statement)
             tables.commit()

@@ -127,7 +127,7 @@ def render(
     except dbt.RenderFailure as error:
         line = _failing_line(templater, fluff_config, source)
         raise UserError(f"cannot render template: {error}", path, line) from None
-    except Exception as error:  # a templater bug must not stop the check of a repository
+    except Exception as error:  # the template's own code may raise anything (`{{ 1 / 0 }}`)
         message = f"cannot render template: internal error: {type(error).__name__}: {error}"
         raise UserError(message, path) from None
     if violations:

@@ -42,6 +42,7 @@ from dataclasses import dataclass, replace
 
 import sqlglot
 from sqlglot import exp
+from sqlglot.errors import SqlglotError
 
 from sortlint.ordering import Expr, SortOptions
 from sortlint.plan.aggregates import aggregate_calls, arithmetic, order_sensitive
@@ -143,11 +144,7 @@ class Frame:
 
 def build_unit(unit, tables, config) -> Statement:
     """The plan of a `"pyspark"` unit: its pipeline."""
-    try:
-        return Builder(unit, unit.payload, tables, config).statement()
-    except Exception as error:  # a builder bug must not stop the check of a repository
-        whole = Span(0, len(unit.text))
-        return Statement(unit, Opaque(span=whole, reason=f"internal error: {type(error).__name__}: {error}"))
+    return Builder(unit, unit.payload, tables, config).statement()
 
 
 class Builder:
@@ -914,7 +911,7 @@ class Builder:
         if isinstance(expr, CSql) and select_expr:
             try:
                 written = sqlglot.parse_one(f"SELECT {expr.text}", read=self.config.dialect).expressions[0]
-            except Exception:
+            except SqlglotError:
                 return Name(None, False), self.opaque_tree()
             tree = self.qualify(written, frame)
             if isinstance(written, exp.Alias):
@@ -932,7 +929,7 @@ class Builder:
     def sql_name(self, expr: CSql) -> Name:
         try:
             node = sqlglot.parse_one(expr.text, read=self.config.dialect)
-        except Exception:
+        except SqlglotError:
             return Name(None, False)
         return Name(output_name(node, expr.text), False)
 
@@ -950,7 +947,7 @@ class Builder:
         text = sql(expr, ref, self.opaques)
         try:
             tree = sqlglot.parse_one(text, read=self.config.dialect)
-        except Exception:
+        except SqlglotError:
             return self.opaque_tree()
         tree = _strip_parens(tree)
 

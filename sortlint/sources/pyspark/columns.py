@@ -226,31 +226,39 @@ def _kept_args(e: CCall) -> list[CExpr]:
     return args
 
 
-def op_sql(e: COp, go: Callable[[CExpr], str]) -> str:
-    a = [go(arg) for arg in e.args]
-    op = e.op
-    if op in _BINARY_SQL:
-        return f"({a[0]} {_BINARY_SQL[op]} {a[1]})"
+def _common_op(op: str, a: list[str]) -> str | None:
+    """The operator forms SQL text and Spark's column names print alike."""
     if op == "**":
         return f"POWER({a[0]}, {a[1]})"
     if op == "~":
         return f"(NOT {a[0]})"
-    if op == "neg":
-        return f"(-{a[0]})"
     if op == "isNull":
         return f"({a[0]} IS NULL)"
     if op == "isNotNull":
         return f"({a[0]} IS NOT NULL)"
     if op == "isin":
         return f"({a[0]} IN ({', '.join(a[1:])}))"
+    if op == "item":
+        return f"{a[0]}[{a[1]}]"
+    return None
+
+
+def op_sql(e: COp, go: Callable[[CExpr], str]) -> str:
+    a = [go(arg) for arg in e.args]
+    op = e.op
+    if op in _BINARY_SQL:
+        return f"({a[0]} {_BINARY_SQL[op]} {a[1]})"
+    common = _common_op(op, a)
+    if common is not None:
+        return common
+    if op == "neg":
+        return f"(-{a[0]})"
     if op == "between":
         return f"({a[0]} BETWEEN {a[1]} AND {a[2]})"
     if op in ("like", "rlike", "ilike"):
         return f"({a[0]} {op.upper()} {a[1]})"
     if op == "cast":
         return f"CAST({a[0]} AS {e.args[1].value})"  # type: ignore[attr-defined]
-    if op == "item":
-        return f"{a[0]}[{a[1]}]"
     if op in ("contains", "startswith", "endswith", "substr"):
         return f"{op}({', '.join(a)})"
     raise ValueError(f"unknown operator {op}")
@@ -404,18 +412,11 @@ def _pretty_op(e: COp, go: Callable[[CExpr], str], uncertain: Callable[[], None]
         return f"({a[0]} {_BINARY_PRETTY[op]} {a[1]})"
     if op == "!=":
         return f"(NOT ({a[0]} = {a[1]}))"
-    if op == "**":
-        return f"POWER({a[0]}, {a[1]})"
-    if op == "~":
-        return f"(NOT {a[0]})"
+    common = _common_op(op, a)
+    if common is not None:
+        return common
     if op == "neg":
         return f"negative({a[0]})"
-    if op == "isNull":
-        return f"({a[0]} IS NULL)"
-    if op == "isNotNull":
-        return f"({a[0]} IS NOT NULL)"
-    if op == "isin":
-        return f"({a[0]} IN ({', '.join(a[1:])}))"
     if op == "between":
         return f"(({a[0]} >= {a[1]}) AND ({a[0]} <= {a[2]}))"
     if op == "like":
@@ -424,8 +425,6 @@ def _pretty_op(e: COp, go: Callable[[CExpr], str], uncertain: Callable[[], None]
         return f"RLIKE({a[0]}, {a[1]})"
     if op in ("ilike", "contains", "startswith", "endswith", "substr"):
         return f"{op}({', '.join(a)})"
-    if op == "item":
-        return f"{a[0]}[{a[1]}]"
     if op == "cast":
         uncertain()
         return f"CAST({a[0]} AS {str(e.args[1].value).upper()})"  # type: ignore[attr-defined]

@@ -8,7 +8,7 @@
 * `groupBy` keys are reordered where they are written, and because a DataFrame
   aggregation outputs its keys first and in `groupBy` order, a trailing `.select(...)` of
   the original column order is appended to the aggregation (`.agg(...)`, `.count()`). When a
-  name is not one sortlint is sure Spark gives (see `dataframe_columns`), the fix is unsafe:
+  name is not one sortlint is sure Spark gives (see `sortlint.sources.pyspark.columns`), the fix is unsafe:
   the `.select` must name the columns exactly;
 * a dropped group key stays in the output as `F.any_value(key).alias(name)` (the same value
   in every row of a group), with the same trailing `.select` when the column order moved.

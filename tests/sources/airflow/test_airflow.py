@@ -436,7 +436,7 @@ def explain(root: Path, name: str, capsys) -> str:
 def test_what_is_not_analysed_is_opaque_and_explained(project, capsys, argument, reason):
     write(project, {"dags/d.py": dag(argument)})
     assert findings(project) == []
-    assert f"Opaque ({reason})  (line 5)" in explain(project, "dags/d.py", capsys)
+    assert f"Opaque {reason!r}  (line 5)" in explain(project, "dags/d.py", capsys)
 
 
 def test_a_python_file_without_sql_operators_has_no_units(project):

@@ -1,0 +1,28 @@
+"""Every rule's module docstring is its page (`sortlint rule CODE`), written like a ruff rule
+page: its code and name, then What it does / Why it matters / Example / Fix safety, in that
+order, none of them empty."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from sortlint.linter.rules import RULES
+
+SECTIONS = ("## What it does", "## Why it matters", "## Example", "## Fix safety")
+
+
+@pytest.mark.parametrize("rule", RULES, ids=[rule.code for rule in RULES])
+def test_a_rule_page_has_the_four_sections(rule):
+    page = rule.doc.strip()
+    assert page.splitlines()[0] == f"{rule.code} {rule.name}"
+    headings = re.findall(r"^## .*$", page, flags=re.M)
+    assert headings == list(SECTIONS)
+    for section, body in zip(SECTIONS, re.split(r"^## .*$", page, flags=re.M)[1:]):
+        assert body.strip(), f"{rule.code}: {section} is empty"
+
+
+def test_the_rule_codes_are_unique_and_in_order():
+    codes = [rule.code for rule in RULES]
+    assert codes == sorted(set(codes))
