@@ -34,8 +34,9 @@ LAYERS: dict[str, int] = {
     "sortlint.rewriters": 9,
     "sortlint.workspace": 10,
     "sortlint.report": 11,
-    "sortlint.cli": 12,
-    "sortlint.__main__": 12,
+    "sortlint.integrations": 12,
+    "sortlint.cli": 13,
+    "sortlint.__main__": 13,
 }
 FRONT_ENDS = ("sql", "dbt", "airflow", "pyspark", "python")
 SHARED_FRONT_ENDS = ("sortlint.sources.python", "sortlint.sources.sql")
