@@ -7,12 +7,23 @@ block), so the same checks apply everywhere and a broken declaration is never sk
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import yaml
 
 from sortlint.config import nodes
-from sortlint.config.model import Column, DeclaredOrdering, Location, OrderingItem, Source, Target
+from sortlint.config.model import (
+    STORAGE_FORMATS,
+    Bucketing,
+    Column,
+    DeclaredOrdering,
+    Location,
+    OrderingItem,
+    Source,
+    Storage,
+    Target,
+)
 from sortlint.config.syntax import BadText, column_name, column_type, ordering_item, table_name
 from sortlint.errors import ConfigError
 
@@ -24,8 +35,15 @@ SOURCE_KEYS = (
     "scope",
     "partitioned_by",
     "engine_known",
+    "bucketing",
+    "location",
+    "format",
+    "options",
 )
 COLUMN_KEYS = ("type", "nullable")
+BUCKETING_KEYS = ("by", "buckets", "sorted_by")
+# A path with a scheme (s3a://, hdfs://, file:/, abfss://...) is a URI Spark resolves itself.
+_URI = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:/")
 
 
 def parse_source(
@@ -60,6 +78,8 @@ def parse_source(
         scope=scope,
         partitioned_by=section("partitioned_by", parse_partitioned_by, (), columns, scope),
         engine_known=section("engine_known", parse_engine_known, target == "datafusion"),
+        bucketing=section("bucketing", parse_bucketing, None, columns),
+        storage=parse_storage(given, path, table),
         location=Location(path, at),
     )
 
@@ -248,6 +268,85 @@ def parse_partitioned_by(
 def parse_engine_known(entry: nodes.Entry, path: Path | None, table: str) -> bool:
     """Whether the engine itself knows the order (and so fixes resting on it can be safe)."""
     return nodes.boolean(entry.value, path, f"engine_known of source {table!r}")
+
+
+def parse_bucketing(
+    entry: nodes.Entry, path: Path | None, table: str, columns: tuple[Column, ...]
+) -> Bucketing:
+    """``bucketing: {by: [cols], buckets: N, sorted_by: [cols]}``, as Spark's bucket spec."""
+    what = f"bucketing of source {table!r}"
+    given = nodes.fields(entry.value, path, what, BUCKETING_KEYS)
+    for required in ("by", "buckets"):
+        if required not in given:
+            nodes.fail(f"{what} needs {required!r}", entry.value, path)
+    by = _column_list(given["by"].value, path, table, columns, f"by of {what}", "bucketing by")
+    if not by:
+        nodes.fail(f"empty 'by' in {what}; list at least one column", given["by"].value, path)
+    buckets_node = given["buckets"].value
+    if not (isinstance(buckets_node, yaml.ScalarNode) and buckets_node.tag == nodes.INT):
+        nodes.fail(
+            f"buckets of {what} must be a whole number, got {nodes.describe(buckets_node)}",
+            buckets_node,
+            path,
+        )
+    buckets = nodes.scalar(buckets_node, path, f"buckets of {what}")
+    if buckets < 1:
+        nodes.fail(f"buckets of {what} must be at least 1, got {buckets}", buckets_node, path)
+    sorted_by: tuple[str, ...] = ()
+    if "sorted_by" in given:
+        sorted_by = _column_list(
+            given["sorted_by"].value, path, table, columns, f"sorted_by of {what}", "bucketing sorted_by"
+        )
+    return Bucketing(by, buckets, sorted_by, Location(path, nodes.line_of(entry.key_node)))
+
+
+def parse_storage(given: dict[str, nodes.Entry], path: Path | None, table: str) -> Storage | None:
+    """``location: PATH`` with optional ``format`` (default parquet) and reader ``options``:
+    the table is files Spark reads by path rather than a name in its catalog."""
+    if "location" not in given:
+        for key in ("format", "options"):
+            if key in given:
+                nodes.fail(
+                    f"{key} of source {table!r} needs a location (a table Spark reads by name "
+                    "has its own format)",
+                    given[key].key_node,
+                    path,
+                )
+        return None
+    node = given["location"].value
+    text = nodes.string(node, path, f"location of source {table!r}").strip()
+    if not text:
+        nodes.fail(f"empty location for source {table!r}", node, path)
+    if not _URI.match(text) and not Path(text).is_absolute() and path is not None:
+        text = str((path.parent / text).resolve())
+    format_ = "parquet"
+    if "format" in given:
+        format_node = given["format"].value
+        format_ = nodes.string(format_node, path, f"format of source {table!r}").strip().lower()
+        if format_ not in STORAGE_FORMATS:
+            nodes.fail(
+                f"bad format {format_node.value!r} for source {table!r}; expected one of "
+                f"{', '.join(STORAGE_FORMATS)}",
+                format_node,
+                path,
+            )
+    options: tuple[tuple[str, str], ...] = ()
+    if "options" in given:
+        options = tuple(
+            (option.key, _option_value(option, path, table))
+            for option in nodes.entries(given["options"].value, path, f"options of source {table!r}")
+        )
+    return Storage(text, format_, options)  # type: ignore[arg-type]
+
+
+def _option_value(option: nodes.Entry, path: Path | None, table: str) -> str:
+    """A reader option as Spark takes it: text (``header: true`` is the string "true")."""
+    value = nodes.scalar(option.value, path, f"option {option.key!r} of source {table!r}")
+    if value is None:
+        nodes.fail(f"option {option.key!r} of source {table!r} has no value", option.value, path)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
 
 
 def _column_list(

@@ -18,6 +18,8 @@ from sortlint.errors import ConfigError
 
 Target = Literal["spark", "datafusion"]
 Scope = Literal["global", "partition"]
+StorageFormat = Literal["parquet", "orc", "delta", "csv", "json"]
+STORAGE_FORMATS: tuple[StorageFormat, ...] = ("parquet", "orc", "delta", "csv", "json")
 
 DEFAULT_INCLUDE: tuple[str, ...] = ("**/*.sql", "**/*.py")
 
@@ -94,6 +96,32 @@ class DeclaredOrdering:
 
 
 @dataclass(frozen=True)
+class Bucketing:
+    """A bucketed table's layout (``df.write.bucketBy(buckets, *by).sortBy(*sorted_by)``).
+
+    Spark writes each bucket's rows, hash-partitioned on ``by``, to files of their own, each
+    file sorted by ``sorted_by`` (empty: not sorted). Nothing is said about the order of the
+    buckets or of the files of one bucket.
+    """
+
+    by: tuple[str, ...]
+    buckets: int
+    sorted_by: tuple[str, ...] = ()
+    location: Location = Location()
+
+
+@dataclass(frozen=True)
+class Storage:
+    """Where Spark reads a table that is not in its catalog: ``spark.read.format(format)
+    .options(**options).load(path)``. ``path`` is a URI (``s3a://...``) or an absolute path
+    (relative paths are resolved against the declaring file's directory when parsed)."""
+
+    path: str
+    format: StorageFormat = "parquet"
+    options: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
 class Source:
     """What the catalog declares about one table: the facts that seed properties at a Scan.
 
@@ -109,6 +137,8 @@ class Source:
     scope: Scope = "global"
     partitioned_by: tuple[str, ...] = ()
     engine_known: bool = False
+    bucketing: Bucketing | None = None
+    storage: Storage | None = None  # None: Spark reads the table by name from its catalog
     location: Location = Location()
 
     def column(self, name: str) -> Column | None:
@@ -150,6 +180,7 @@ class Config:
     spark: SparkSettings = SparkSettings()
     dbt: DbtOptions = DbtOptions()  # set by the command line, not read from the catalog
     sources: tuple[Source, ...] = ()
+    contracts_report: Path | None = None  # what `sortlint contracts --write-report` recorded
     root: Path = field(default_factory=Path.cwd)
     path: Path | None = None
 

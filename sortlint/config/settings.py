@@ -15,7 +15,17 @@ from sortlint.config import nodes
 from sortlint.config.catalog import parse_source, parse_table_name
 from sortlint.config.model import DEFAULT_INCLUDE, Config, Source, SparkSettings, Target
 
-TOP_KEYS = ("target", "dialect", "include", "exclude", "select", "ignore", "spark", "sources")
+TOP_KEYS = (
+    "target",
+    "dialect",
+    "include",
+    "exclude",
+    "select",
+    "ignore",
+    "spark",
+    "sources",
+    "contracts_report",
+)
 SPARK_KEYS = ("replace_hash_with_sort_agg",)
 TARGETS: tuple[Target, ...] = ("spark", "datafusion")
 RULE_CODE = re.compile(r"SL\d{0,3}")
@@ -42,6 +52,11 @@ def parse_config(
         ignore=parse_rule_codes(given["ignore"], path) if "ignore" in given else (),
         spark=parse_spark(given["spark"], path) if "spark" in given else SparkSettings(),
         sources=parse_sources(given["sources"], path, target) if "sources" in given else (),
+        contracts_report=(
+            parse_report_path(given["contracts_report"], path, root)
+            if "contracts_report" in given
+            else None
+        ),
         root=root,
         path=path,
     )
@@ -102,6 +117,16 @@ def parse_spark(entry: nodes.Entry, path: Path | None) -> SparkSettings:
         return SparkSettings()
     flag = given["replace_hash_with_sort_agg"]
     return SparkSettings(nodes.boolean(flag.value, path, "spark.replace_hash_with_sort_agg"))
+
+
+def parse_report_path(entry: nodes.Entry, path: Path | None, root: Path) -> Path:
+    """The file `sortlint contracts --write-report` wrote, relative to the configuration's
+    directory. It may not exist yet: `check` then says no declaration was verified."""
+    text = nodes.string(entry.value, path, "contracts_report").strip()
+    if not text:
+        nodes.fail("empty contracts_report; name the file `sortlint contracts --write-report` "
+                   "writes", entry.value, path)
+    return root / text
 
 
 def parse_sources(entry: nodes.Entry, path: Path | None, target: Target) -> tuple[Source, ...]:

@@ -37,7 +37,7 @@ def test_unknown_top_level_key(tmp_path):
     assert error.line == 2
     assert error.message == (
         "unknown key 'sorces' in the configuration (did you mean 'sources'?); allowed keys: "
-        "dialect, exclude, ignore, include, select, sources, spark, target"
+        "contracts_report, dialect, exclude, ignore, include, select, sources, spark, target"
     )
 
 
@@ -202,7 +202,8 @@ def test_unknown_source_key(tmp_path):
     assert error.line == 4
     assert error.message == (
         "unknown key 'ordering' in source 'events' (did you mean 'orderings'?); allowed keys: "
-        "columns, constants, engine_known, orderings, partitioned_by, scope, unique"
+        "bucketing, columns, constants, engine_known, format, location, options, orderings, "
+        "partitioned_by, scope, unique"
     )
 
 
@@ -621,7 +622,7 @@ def test_unknown_key_in_pyproject_tool_sortlint(tmp_path):
     assert error.line == 7
     assert error.message == (
         "unknown key 'selekt' in [tool.sortlint] (did you mean 'select'?); allowed keys: "
-        "dialect, exclude, ignore, include, select, sources, spark, target"
+        "contracts_report, dialect, exclude, ignore, include, select, sources, spark, target"
     )
 
 
