@@ -16,6 +16,7 @@ import importlib.util
 import os
 import random
 import shutil
+import sys
 from collections.abc import Iterable, Sequence
 from decimal import Decimal
 from pathlib import Path
@@ -55,6 +56,8 @@ def make_spark_session(base: Path):
     from pyspark.sql import SparkSession
 
     base.mkdir(parents=True, exist_ok=True)
+    # Python workers (Arrow batches, UDFs) run this interpreter, which has pyarrow.
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     spark = (
         SparkSession.builder.master("local[1]")
         .appName("sortlint-tests")

@@ -77,7 +77,11 @@ def load_config(path: Path | None = None, start_paths: Sequence[Path] = ()) -> C
     path = Path(path)
     if not path.is_file():
         raise ConfigError("configuration file not found", path)
-    text = _read(path)
+    return parse_config_text(path, _read(path))
+
+
+def parse_config_text(path: Path, text: str) -> Config:
+    """The configuration `text` would be if it were the content of `path` (which is only named)."""
     root = path.parent.resolve()
     if path.suffix == ".toml":
         node = read_pyproject(path, text)

@@ -1,2 +1,3 @@
-"""What connects a check to the world around it: git (which lines a change touched) and
-the code-review APIs of GitHub and GitLab (posting findings where a change touched)."""
+"""What connects a check to the world around it: git (which lines a change touched), the
+code-review APIs of GitHub and GitLab (posting findings where a change touched), and Spark
+(the catalog's declarations checked against the real tables, fixes run before and after)."""
