@@ -58,6 +58,36 @@ def parser() -> argparse.ArgumentParser:
     explain.add_argument("file", type=Path)
     _common(explain)
 
+    catalog = commands.add_parser("catalog", help="the catalog and Spark's catalog")
+    catalog_commands = catalog.add_subparsers(dest="catalog_command", metavar="COMMAND", required=True)
+    importing = catalog_commands.add_parser(
+        "import", help="print (or --merge) catalog YAML for tables in Spark's catalog"
+    )
+    importing.add_argument("tables", nargs="*", metavar="TABLE", help="tables to import (default: all of the database)")
+    importing.add_argument("--database", help="import every table of this database")
+    importing.add_argument("--merge", type=Path, metavar="FILE", help="write into this sortlint.yml, keeping its declarations")
+    _spark(importing)
+
+    contracts = commands.add_parser(
+        "contracts", help="check the catalog's declarations against the tables, on Spark"
+    )
+    contracts.add_argument("--table", action="append", default=[], metavar="NAME", help="check this source only (repeatable)")
+    contracts.add_argument("--sample", type=_fraction, metavar="FRACTION", help="check a sample of the rows")
+    contracts.add_argument("--output-format", choices=["text", "json"], default="text")
+    contracts.add_argument("--write-report", type=Path, metavar="FILE", help="record what held, for check (contracts_report)")
+    contracts.add_argument("--config", type=Path, help="sortlint.yml or pyproject.toml to use")
+    _spark(contracts)
+
+    verify = commands.add_parser(
+        "verify", help="run the statements fixes would change, before and after, on Spark"
+    )
+    verify.add_argument("paths", nargs="*", type=Path, default=[Path(".")], metavar="PATH")
+    _common(verify)
+    verify.add_argument("--unsafe-fixes", action="store_true", help="also the fixes resting on declarations")
+    verify.add_argument("--sample", type=_fraction, metavar="FRACTION", help="run over a sample of every table read")
+    verify.add_argument("--output-format", choices=["text", "json"], default="text")
+    _spark(verify)
+
     commands.add_parser("rules", help="list the rules")
     rule = commands.add_parser("rule", help="print one rule's documentation")
     rule.add_argument("code")
@@ -97,6 +127,34 @@ def _positive(what: str):
         return value
 
     return parse
+
+
+def _spark(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--master", help="Spark master URL (local[*], yarn, k8s://..., spark://...)")
+    command.add_argument(
+        "--spark-conf", action="append", default=[], type=_conf, metavar="KEY=VALUE",
+        help="a Spark setting (repeatable)",
+    )
+    command.add_argument("--app-name", default="sortlint", help="the Spark application's name")
+
+
+def _conf(text: str) -> tuple[str, str]:
+    from sortlint.integrations.spark.session import parse_conf
+
+    try:
+        return parse_conf(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _fraction(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 < value <= 1:
+        raise argparse.ArgumentTypeError(f"expected a fraction in (0, 1], got {text!r}")
+    return value
 
 
 def _available_cpus() -> int:
@@ -164,13 +222,13 @@ def _config(args, paths):
     from sortlint.config import DbtOptions, load_config
 
     config = load_config(args.config, start_paths=paths)
-    if args.target:
+    if getattr(args, "target", None):
         config = replace(config, target=args.target)
     if getattr(args, "select", None):
         config = replace(config, select=_codes(args.select))
     if getattr(args, "ignore", None):
         config = replace(config, ignore=config.ignore + _codes(args.ignore))
-    if args.var or args.incremental:
+    if getattr(args, "var", None) or getattr(args, "incremental", False):
         from sortlint.sources.dbt.project import parse_var
 
         options = DbtOptions(vars=tuple(parse_var(v) for v in args.var), incremental=args.incremental)
@@ -201,6 +259,10 @@ def run_check(args) -> int:
     if fixing:
         _write_or_diff(outcomes, args.diff)
     errors = result.all_errors
+    if config.contracts_report is not None:
+        from sortlint.integrations.spark.contracts_report import annotate
+
+        findings = annotate(findings, result.config or config)
     texts = {file.path: file.raw for file in result.files}
     report, errors_in_report = _report(args, findings, errors, texts, len(result.files), outcomes)
     _emit(report, args.output_file)
@@ -364,6 +426,101 @@ def run_rule(args) -> int:
     return EXIT_CLEAN
 
 
+def _session(args):
+    from sortlint.integrations.spark.session import SparkOptions, spark_session
+
+    return spark_session(SparkOptions(args.master, tuple(args.spark_conf), args.app_name))
+
+
+def run_catalog(args) -> int:
+    from sortlint.integrations.spark import catalog_import
+
+    if args.merge is not None:
+        from sortlint.config import load_config
+
+        load_config(args.merge)  # a configuration sortlint cannot read is not merged into
+    spark = _session(args)
+    descriptions = []
+    for name in catalog_import.table_names(spark, args.tables, args.database):
+        description = catalog_import.describe_table(spark, name)
+        if description is None:
+            raise UserError(f"table {name} is not in Spark's catalog")
+        descriptions.append(description)
+    if args.merge is None:
+        sys.stdout.write(catalog_import.render(descriptions))
+        return EXIT_CLEAN
+    merge = catalog_import.merge_into(args.merge, descriptions)
+    for conflict in merge.conflicts:
+        print(f"conflict: {conflict}")
+    print(
+        f"Merged {len(descriptions)} table{'s' if len(descriptions) != 1 else ''} into {args.merge}: "
+        f"{len(merge.added_tables)} added, {len(merge.added)} declarations added, "
+        f"{len(merge.conflicts)} conflict{'s' if len(merge.conflicts) != 1 else ''}."
+    )
+    return EXIT_FINDINGS if merge.conflicts else EXIT_CLEAN
+
+
+def run_contracts(args) -> int:
+    import json
+
+    from sortlint.integrations.spark import contracts, contracts_report
+
+    config = contracts.with_dbt_declarations(_config(args, []))
+    sources = contracts.selected_sources(config, args.table)
+    spark = _session(args)
+    progress = _progress if sys.stderr.isatty() else None
+    results = contracts.check_contracts(spark, sources, args.sample, progress)
+    if args.write_report is not None:
+        contracts_report.write_report(args.write_report, spark, results, args.sample)
+    outcomes = [outcome for result in results for outcome in result.outcomes]
+    if args.output_format == "json":
+        sys.stdout.write(json.dumps([o.as_json() for o in outcomes], indent=2, default=str) + "\n")
+    else:
+        sys.stdout.write(contracts.render_text(results))
+    return EXIT_FINDINGS if any(o.status == "violated" for o in outcomes) else EXIT_CLEAN
+
+
+def _progress(index: int, total: int, source) -> None:
+    print(f"[{index}/{total}] checking {source.name} ...", file=sys.stderr, flush=True)
+
+
+def run_verify(args) -> int:
+    import json
+
+    from sortlint.integrations.spark import verify
+
+    config = _config(args, args.paths)
+    outcomes = []
+
+    def fix(analysis, tables, reanalyse):
+        from sortlint.rewriters.apply import fix_file
+
+        outcome = fix_file(analysis, tables, reanalyse, unsafe=args.unsafe_fixes)
+        outcomes.append(outcome)
+        return outcome.final, outcome.tables
+
+    result, _ = _checking(args, args.paths, config, on_file=fix)
+    config = result.config or config
+    for error in result.all_errors:
+        print(f"error: {error}", file=sys.stderr)
+    found = verify.changes(outcomes)
+    results = verify.verify_changes(_session(args), found, config, args.sample) if found else []
+    if args.output_format == "json":
+        sys.stdout.write(json.dumps([r.as_json() for r in results], indent=2) + "\n")
+    else:
+        sys.stdout.write(verify.render_text(results, args.unsafe_fixes))
+    if any(r.verdict == "different" for r in results):
+        return EXIT_FINDINGS
+    return EXIT_ERROR if result.all_errors else EXIT_CLEAN
+
+
 COMMANDS = {
-    "check": run_check, "review": run_review, "explain": run_explain, "rules": run_rules, "rule": run_rule,
+    "check": run_check,
+    "review": run_review,
+    "explain": run_explain,
+    "catalog": run_catalog,
+    "contracts": run_contracts,
+    "verify": run_verify,
+    "rules": run_rules,
+    "rule": run_rule,
 }

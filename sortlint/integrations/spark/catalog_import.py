@@ -59,6 +59,8 @@ class TableDescription:
     bucketing: Bucketing | None = None
     sort_order: tuple[str, ...] = ()  # ordering items, e.g. "ts desc nulls last"
     notes: tuple[str, ...] = ()
+    provider: str | None = None  # parquet, delta, iceberg, ...
+    snapshot: str | None = None  # an Iceberg table's current snapshot
 
     def declaration(self) -> dict:
         """The source's declaration as plain data, keys in the catalog's usual order."""
@@ -128,7 +130,13 @@ def describe_table(spark: SparkSession, name: str) -> TableDescription | None:
                 tuple(c.lower() for c in described.get("sort_columns", ())),
             )
         partitions = tuple(c.lower() for c in described.get("partition_columns", ()))
-        return TableDescription(_canonical(".".join(_quoted(p) for p in parts)), columns, partitions, bucketing)
+        return TableDescription(
+            _canonical(".".join(_quoted(p) for p in parts)),
+            columns,
+            partitions,
+            bucketing,
+            provider=(described.get("provider") or "").lower() or None,
+        )
     return _describe_v2(spark, name, columns)
 
 
@@ -152,7 +160,17 @@ def _describe_v2(spark: SparkSession, name: str, columns) -> TableDescription:
     sort_order, dropped = iceberg_sort_order(properties.get("sort-order", ""))
     if dropped:
         notes.append(f"sort order fields from {dropped} on are transforms, not columns: not imported")
-    return TableDescription(_canonical(name), columns, tuple(partitions), None, sort_order, tuple(notes))
+    snapshot = properties.get("current-snapshot-id")
+    return TableDescription(
+        _canonical(name),
+        columns,
+        tuple(partitions),
+        None,
+        sort_order,
+        tuple(notes),
+        provider=(properties.get("provider") or "").lower() or None,
+        snapshot=snapshot if snapshot not in (None, "none") else None,
+    )
 
 
 def iceberg_sort_order(text: str) -> tuple[tuple[str, ...], str | None]:

@@ -84,6 +84,15 @@ class TableResult:
     outcomes: list[Outcome] = field(default_factory=list)
 
 
+def with_dbt_declarations(config: Config) -> Config:
+    """The configuration with the declarations of the dbt projects it includes, as `check`
+    sees them."""
+    from sortlint.sources import dbt
+    from sortlint.sources.discovery import discover
+
+    return dbt.with_declarations(discover([config.root], config), config)
+
+
 def selected_sources(config: Config, names: Sequence[str]) -> list[Source]:
     """The sources `--table` names (as queries name tables), or all of them."""
     if not names:
@@ -109,7 +118,7 @@ def check_contracts(
     for index, source in enumerate(sources, 1):
         if progress is not None:
             progress(index, len(sources), source)
-        results.append(TableResult(source, TableCheck(spark, source, sample).run()))
+        results.append(TableResult(source, TableCheck(spark, source, sample).outcomes()))
     return results
 
 
@@ -120,6 +129,17 @@ class TableCheck:
         self.spark = spark
         self.source = source
         self.sample = sample
+
+    def outcomes(self) -> list[Outcome]:
+        """The outcome of every declaration; a job Spark fails leaves them all not checked."""
+        from py4j.protocol import Py4JError
+        from pyspark.errors import PySparkException
+
+        try:
+            return self.run()
+        except (PySparkException, Py4JError) as error:
+            reason = f"Spark failed while checking {describe_source(self.source)}: {first_line(error)}"
+            return [Outcome(d, "not_checked", reason) for d in declarations(self.source)]
 
     def run(self) -> list[Outcome]:
         from pyspark.errors import AnalysisException
@@ -340,9 +360,6 @@ class _LayoutPlan:
 
     def run(self) -> list:
         from pyspark.sql import functions as F
-        import pyarrow as pa
-        from pyspark.sql.pandas.types import from_arrow_schema, to_arrow_schema
-        from pyspark.sql.types import StructType
 
         check = self.check
         columns = [
@@ -359,18 +376,8 @@ class _LayoutPlan:
             columns.append(F.pmod(hashed, F.lit(spec.buckets)).cast("int").alias(stored_order.BUCKET))
         columns += [check.column(column).alias(alias) for column, alias in self.aliases.items()]
         scan = check.sampled(check.table.select(*columns))
-        key_schema = StructType([scan.schema[alias] for alias in self.aliases.values()])
-        key_types = dict(zip(self.aliases.values(), to_arrow_schema(key_schema, timezone="UTC").types))
-        checks = list(self.order_checks.values())
-        arrow_schema = pa.schema(stored_order.summary_fields(checks, key_types))
-        spark_schema = from_arrow_schema(arrow_schema, prefer_timestamp_ntz=True)
-        _ship_by_value(stored_order)
-
-        def summarise(batches, checks=checks, schema=arrow_schema):
-            return stored_order.check_files(batches, checks, schema)
-
         with _whole_files(check.spark):
-            return scan.mapInArrow(summarise, spark_schema).collect()
+            return summarise(scan, list(self.order_checks.values()), list(self.aliases.values()))
 
     # -- what the summaries say -----------------------------------------------------------
 
@@ -510,6 +517,51 @@ class _LayoutPlan:
         return None
 
 
+def render_text(results: Sequence[TableResult]) -> str:
+    """One line per declaration, where it is declared first, and a summary."""
+    lines = []
+    counts = {"holds": 0, "violated": 0, "not_checked": 0}
+    for result in results:
+        for outcome in result.outcomes:
+            declaration = outcome.declaration
+            counts[outcome.status] += 1
+            status = outcome.status.replace("_", " ")
+            lines.append(
+                f"{declaration.location}: {declaration.table}: {declaration.kind.replace('_', ' ')} "
+                f"{declaration.text}: {status}: {outcome.evidence}"
+            )
+    total = sum(counts.values())
+    tables = len(results)
+    lines.append(
+        f"Checked {total} declaration{'s' if total != 1 else ''} of {tables} "
+        f"table{'s' if tables != 1 else ''}: {counts['holds']} hold, {counts['violated']} "
+        f"violated, {counts['not_checked']} not checked."
+    )
+    return "\n".join(lines) + "\n"
+
+
+def summarise(scan: DataFrame, checks: list[OrderCheck], key_columns: list[str]) -> list:
+    """Run `stored_order.check_files` over every task of `scan`: one summary row per file
+    (per `_file` value) with the first and last keys and the first out-of-order pair of each
+    check. `scan` has the `stored_order` input columns and the `key_columns`."""
+    import pyarrow as pa
+    from pyspark import cloudpickle
+    from pyspark.sql.pandas.types import from_arrow_schema, to_arrow_schema
+    from pyspark.sql.types import StructType
+
+    key_schema = StructType([scan.schema[c] for c in key_columns])
+    key_types = dict(zip(key_columns, to_arrow_schema(key_schema, timezone="UTC").types))
+    arrow_schema = pa.schema(stored_order.summary_fields(checks, key_types))
+    # Sent with the job by value, so the executors need pyarrow but no sortlint installed.
+    cloudpickle.register_pickle_by_value(stored_order)
+
+    def summaries(batches, checks=checks, schema=arrow_schema):
+        return stored_order.check_files(batches, checks, schema)
+
+    spark_schema = from_arrow_schema(arrow_schema, prefer_timestamp_ntz=True)
+    return scan.mapInArrow(summaries, spark_schema).collect()
+
+
 def _unreadable_order(summaries: list) -> str | None:
     """Why the scan did not show each file whole and in stored order, or None."""
     seen: set[str] = set()
@@ -555,13 +607,6 @@ class _whole_files:
                 self.conf.unset(key)
             else:
                 self.conf.set(key, value)
-
-
-def _ship_by_value(module) -> None:
-    """Send the module's code with the job, so executors need no sortlint installed."""
-    from pyspark import cloudpickle
-
-    cloudpickle.register_pickle_by_value(module)
 
 
 # --- types ------------------------------------------------------------------------------------

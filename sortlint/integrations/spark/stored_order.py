@@ -124,7 +124,7 @@ class _CheckState:
                 earlier = before.column(POSITION)[index].as_py()
                 self.bad = (at, earlier, before.select(keys).slice(index, 1), after.select(keys).slice(index, 1))
         ends_group = pc.invert(same_group)
-        is_last = pa.concat_arrays([ends_group, pa.array([True])])
+        is_last = pa.concat_arrays([ends_group, pa.array([True], pa.bool_())])
         self.carry = table.filter(is_last)
 
     def output(self) -> dict[str, pa.Array]:
@@ -238,8 +238,8 @@ def out_of_order(before: pa.Table, after: pa.Table, keys: Sequence[Key]) -> pa.A
     """For each pair of rows (before[i], after[i]): whether `before` must come after `after`
     under `keys` (lexicographically: the first key on which they differ decides)."""
     n = before.num_rows
-    result = pa.array([False] * n)
-    decided = pa.array([False] * n)
+    result = pa.array([False] * n, pa.bool_())
+    decided = pa.array([False] * n, pa.bool_())
     for key in keys:
         later, earlier = _compare(before.column(key.column), after.column(key.column), key)
         result = pc.or_(result, pc.and_(pc.invert(decided), later))
@@ -285,7 +285,7 @@ def _same(a, b) -> pa.Array:
 
 
 def _all_true(masks: list[pa.Array], n: int) -> pa.Array:
-    return reduce(pc.and_, masks, pa.array([True] * n))
+    return reduce(pc.and_, masks, pa.array([True] * n, pa.bool_()))
 
 
 # --- the same order, on the driver's few Python values ---------------------------------------
