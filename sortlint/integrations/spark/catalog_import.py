@@ -340,8 +340,8 @@ def _merge_table(path: Path, key: str, entry, description: TableDescription, res
             return f"{path}"
         return f"{path}:{line}"
 
-    def conflict(mapping, name, what: str) -> None:
-        result.conflicts.append(f"{line_of(mapping, name)}: {where}.{name}: {what} (kept yours)")
+    def conflict(mapping, name, what: str, within: str = "") -> None:
+        result.conflicts.append(f"{line_of(mapping, name)}: {where}.{within}{name}: {what} (kept yours)")
 
     columns = imported["columns"]
     declared_columns = entry.get("columns")
@@ -366,15 +366,20 @@ def _merge_table(path: Path, key: str, entry, description: TableDescription, res
             yours = declared_columns[declared[name]]
             yours_type = yours.get("type") if isinstance(yours, dict) else yours
             if text is not None and yours_type is not None and not _same_column_type(str(yours_type), text):
-                conflict(declared_columns, declared[name], f"yours says {yours_type}, Spark's catalog says {text}")
+                conflict(
+                    declared_columns,
+                    declared[name],
+                    f"yours says {yours_type}, Spark's catalog says {text}",
+                    "columns.",
+                )
         for name, original in declared.items():
             if name not in columns:
-                conflict(declared_columns, original, "the table has no such column")
+                conflict(declared_columns, original, "the table has no such column", "columns.")
     for name in ("bucketing", "orderings"):
         if name not in imported:
             continue
         if entry.get(name) is None:
-            entry[name] = _node(imported[name])
+            entry[name] = _node(imported[name], flow=True)
             result.added.append(f"{where}.{name}")
         elif _plain(entry[name]) != imported[name] and name == "bucketing":
             conflict(entry, name, f"Spark's catalog says {_flow(imported[name])}")
