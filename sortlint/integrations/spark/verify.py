@@ -272,7 +272,8 @@ def _multiset_difference(before: DataFrame, after: DataFrame) -> list:
         F.sum(F.when(F.col("_side") == 1, 1).otherwise(0)).alias("_before"),
         F.sum(F.when(F.col("_side") == -1, 1).otherwise(0)).alias("_after"),
     )
-    return counted.where(F.col("_before") != F.col("_after")).limit(SHOWN).collect()
+    differing = counted.where(F.col("_before") != F.col("_after"))
+    return differing.orderBy(*before.columns).limit(SHOWN).collect()
 
 
 def _out_of_order(frame: DataFrame, keys: list[Key], schema) -> str | None:
