@@ -1,0 +1,58 @@
+"""Specification: how the Spark commands reach Spark. A missing PySpark or Java is one error
+line and exit code 2, before anything is started; `--spark-conf` must be key=value."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from sortlint.cli import main
+from sortlint.integrations.spark import session
+from sortlint.integrations.spark.session import parse_conf
+from spark_commands import run_cli
+
+
+def config(tmp_path: Path) -> Path:
+    path = tmp_path / "sortlint.yml"
+    path.write_text("sources:\n  t:\n    unique: [[a]]\n")
+    return path
+
+
+def test_without_pyspark(tmp_path, capsys, monkeypatch):
+    real = importlib.util.find_spec
+    monkeypatch.setattr(session.importlib.util, "find_spec", lambda name: None if name == "pyspark" else real(name))
+    code, out, err = run_cli(capsys, "contracts", "--config", str(config(tmp_path)))
+    assert (code, out) == (2, "")
+    assert err == (
+        "error: the Spark commands need PySpark: pip install 'sortlint[spark]' "
+        "(or run them with spark-submit, which provides it)\n"
+    )
+
+
+def test_without_java(tmp_path):
+    root = Path(__file__).resolve().parents[3]
+    environment = {"PATH": str(tmp_path), "PYTHONPATH": str(root), "HOME": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-m", "sortlint", "contracts", "--config", str(config(tmp_path))],
+        capture_output=True, text=True, env=environment, timeout=120,
+    )
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (
+        "error: Spark needs a Java runtime (17 or later): java is not on PATH and JAVA_HOME is not "
+        "set (e.g. apt-get install openjdk-17-jre-headless)\n"
+    )
+
+
+def test_spark_conf_is_key_equals_value(capsys):
+    assert parse_conf("spark.sql.shuffle.partitions=8") == ("spark.sql.shuffle.partitions", "8")
+    assert parse_conf("spark.x= a=b ") == ("spark.x", " a=b ")
+    with pytest.raises(SystemExit) as exited:
+        main(["contracts", "--spark-conf", "spark.sql.shuffle.partitions"])
+    assert exited.value.code == 2
+    assert capsys.readouterr().err.endswith(
+        "argument --spark-conf: expected key=value, got 'spark.sql.shuffle.partitions'\n"
+    )
