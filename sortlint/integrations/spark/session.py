@@ -8,7 +8,8 @@ run alike on a laptop and on a cluster:
 * otherwise a session is built from `--master URL` (`local[*]`, `yarn`, `k8s://...`,
   `spark://...`), repeated `--spark-conf key=value` and `--app-name`. Without `--master`,
   PySpark's launcher decides: `local[*]` from a shell, the submitted master under
-  `spark-submit`.
+  `spark-submit`. Like the `pyspark` shell, it uses the Hive metastore when PySpark ships
+  Hive (a local `metastore_db/` otherwise), unless `spark.sql.catalogImplementation` is set.
 
 PySpark is imported here and nowhere at `import sortlint` time; a missing PySpark or Java is
 one error line (exit code 2), as is a session that fails to start.
@@ -70,9 +71,14 @@ def spark_session(options: SparkOptions) -> SparkSession:
         # Local Python workers must run this interpreter, which has pyarrow; on a cluster the
         # executors' Python is the cluster's business (spark.pyspark.python).
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    builder = SparkSession.builder.appName(options.app_name)
+    # Our own progress line replaces Spark's progress bars (--spark-conf can bring them back).
+    builder = SparkSession.builder.appName(options.app_name).config("spark.ui.showConsoleProgress", "false")
     if options.master is not None:
         builder = builder.master(options.master)
+    if not submitted and "spark.sql.catalogImplementation" not in dict(options.conf) and _hive_on_classpath():
+        # As the `pyspark` shell does: the local warehouse's metastore (metastore_db/ and
+        # spark-warehouse/ in the working directory), so tables outlive the session.
+        builder = builder.enableHiveSupport()
     for key, value in options.conf:
         builder = builder.config(key, value)
     try:
@@ -81,6 +87,13 @@ def spark_session(options: SparkOptions) -> SparkSession:
         raise UserError(f"cannot start Spark: {first_line(error)}") from None
     spark.sparkContext.setLogLevel("ERROR")
     return spark
+
+
+def _hive_on_classpath() -> bool:
+    import pyspark
+
+    jars = Path(pyspark.__file__).parent / "jars"
+    return any(jars.glob("spark-hive_*.jar"))
 
 
 def _reuse(spark: SparkSession, options: SparkOptions) -> SparkSession:
