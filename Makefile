@@ -28,6 +28,7 @@ test: $(STAMP) java
 bench: $(STAMP)
 	$(BIN)/python benchmarks/ordering_scaling.py
 	$(BIN)/python benchmarks/check_speed.py
+	$(BIN)/python benchmarks/contracts_scale.py --quick
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis .mypy_cache
