@@ -128,11 +128,10 @@ class _Runner:
         try:
             original, order_by = self.query(change.original)
             fixed, _ = self.query(change.fixed)
-        except _NotRunnable as reason:
-            return Result(change, "not_verified", str(reason))
-        try:
             before, after = self.spark.sql(original), self.spark.sql(fixed)
             return self.compare(change, before, after, order_by)
+        except _NotRunnable as reason:
+            return Result(change, "not_verified", str(reason))
         except AnalysisException as error:
             return Result(change, "not_verified", f"Spark cannot run it: {first_line(error)}")
 
@@ -166,8 +165,9 @@ class _Runner:
                 table.replace(exp.Table(this=exp.to_identifier(view), alias=exp.TableAlias(this=exp.to_identifier(alias))))
         spark_sql = statement.sql(dialect="spark")
         # The ORDER BY as Spark reads the generated text: its null placement is Spark's.
-        order = sqlglot.parse_one(spark_sql, read="spark").args.get("order")
-        return spark_sql, list(order.expressions) if order else []
+        regenerated = sqlglot.parse_one(spark_sql, read="spark")
+        order = regenerated.args.get("order")
+        return spark_sql, _order_keys_and_outputs(regenerated, list(order.expressions) if order else [])
 
     def view_for(self, name: str) -> str | None:
         """The temporary view standing for table `name`, or None when Spark reads it by name."""
@@ -212,7 +212,7 @@ class _Runner:
             return Result(change, "different", f"the {rows} differ: {shown}")
         if not order_by:
             return Result(change, "same", f"same columns and {rows} (the original has no final ORDER BY)")
-        keys = self.order_keys(order_by, schema_before)
+        keys = _order_keys(order_by, len(schema_before))
         if isinstance(keys, str):
             return Result(change, "same", f"same columns and {rows}; order not compared: {keys}")
         problem = _out_of_order(before, keys, schema_before)
@@ -222,26 +222,6 @@ class _Runner:
         if problem is not None:
             return Result(change, "different", f"same {rows}, but not in the original's ORDER BY order: {problem}")
         return Result(change, "same", f"same columns, {rows} and ORDER BY order")
-
-    def order_keys(self, order_by: list, schema: list[tuple[str, str]]) -> list[Key] | str:
-        """The ORDER BY keys over output columns (c0, c1, ...), or why they are not."""
-        from sqlglot import exp
-
-        names = [name.lower() for name, _ in schema]
-        keys = []
-        for ordered in order_by:
-            term = ordered.this
-            position = None
-            if isinstance(term, exp.Literal) and term.is_int:
-                position = int(term.this) - 1
-            elif isinstance(term, exp.Column) and term.name.lower() in names and names.count(term.name.lower()) == 1:
-                position = names.index(term.name.lower())
-            if position is None or not 0 <= position < len(names):
-                return f"ORDER BY key {term.sql(dialect='spark')} is not an output column"
-            descending = bool(ordered.args.get("desc"))
-            keys.append(Key(f"c{position}", descending, bool(ordered.args.get("nulls_first"))))
-        return keys
-
 
 def render_text(results: Sequence[Result], unsafe: bool) -> str:
     lines = []
@@ -257,6 +237,41 @@ def render_text(results: Sequence[Result], unsafe: bool) -> str:
         f"{counts['different']} different, {counts['not_verified']} not verified."
     )
     return "\n".join(lines) + "\n"
+
+
+def _order_keys_and_outputs(query, order_by: list) -> list:
+    """Each final ORDER BY key with the output column it is, when it is one: an ordinal, the
+    very expression of a select item, or an unqualified name of an output column (Spark
+    resolves ORDER BY names against the select list first). A qualified column that is no
+    select item's expression may be an input column of the same name: not an output."""
+    from sqlglot import exp
+
+    items = query.expressions if isinstance(query, exp.Select) else []
+    names = [item.alias_or_name.lower() for item in items]
+    texts = [item.unalias().sql(dialect="spark") for item in items]
+    keys = []
+    for ordered in order_by:
+        term = ordered.this
+        position = None
+        if isinstance(term, exp.Literal) and term.is_int:
+            position = int(term.this) - 1
+        elif term.sql(dialect="spark") in texts:
+            position = texts.index(term.sql(dialect="spark"))
+        elif isinstance(term, exp.Column) and not term.table and names.count(term.name.lower()) == 1:
+            position = names.index(term.name.lower())
+        keys.append((ordered, position))
+    return keys
+
+
+def _order_keys(order_by: list, width: int) -> list[Key] | str:
+    """The ORDER BY keys over output columns (c0, c1, ...), or why they are not."""
+    keys = []
+    for ordered, position in order_by:
+        if position is None or not 0 <= position < width:
+            return f"ORDER BY key {ordered.this.sql(dialect='spark')} is not an output column"
+        descending = bool(ordered.args.get("desc"))
+        keys.append(Key(f"c{position}", descending, bool(ordered.args.get("nulls_first"))))
+    return keys
 
 
 class _NotRunnable(Exception):
