@@ -29,7 +29,7 @@ def keys(sql: str):
         ("SELECT a.x, b.y FROM a JOIN b ON a.k = b.k ORDER BY b.x", "ORDER BY key b.x is not an output column"),
         ("SELECT a FROM t ORDER BY c", "ORDER BY key c is not an output column"),
         ("SELECT a, a FROM t ORDER BY a", [Key("c0", False, True)]),  # the same expression twice
-        ("SELECT a, b AS a FROM t ORDER BY a", "ORDER BY key a is not an output column"),
+        ("SELECT a, b AS a FROM t ORDER BY a", [Key("c0", False, True)]),  # the item that is `a` itself
         ("SELECT * FROM t ORDER BY a", "ORDER BY key a is not an output column"),
         ("SELECT a FROM t ORDER BY 3", "ORDER BY key 3 is not an output column"),
     ],
