@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test bench java clean
+.PHONY: demo test fuzz bench java clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -24,9 +24,18 @@ demo: $(STAMP)
 test: $(STAMP) java
 	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest
 
+# Long differential runs (tests/fuzz/run.py): FUZZ_COUNT queries per engine from FUZZ_SEED;
+# FUZZ_ENGINES is spark, datafusion or all. Reproducers go to fuzz-failures/.
+FUZZ_SEED ?= 1
+FUZZ_COUNT ?= 500
+FUZZ_ENGINES ?= all
+fuzz: $(STAMP) java
+	cd tests && FUZZ_SEED=$(FUZZ_SEED) FUZZ_COUNT=$(FUZZ_COUNT) FUZZ_OUT=$(CURDIR)/fuzz-failures \
+	  PYTHONPATH=$(CURDIR):$(CURDIR)/tests $(CURDIR)/$(BIN)/python -m fuzz.run $(FUZZ_ENGINES)
+
 bench: $(STAMP)
 	$(BIN)/python benchmarks/ordering_scaling.py
 	$(BIN)/python benchmarks/check_speed.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .hypothesis fuzz-failures
