@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import datetime as dt
 import random
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from decimal import Decimal
 
 # Column name -> (Spark type, value kind). Tables draw their columns from this pool, so the same
@@ -362,8 +362,3 @@ def _cut(rows: list[tuple], files: int, r: random.Random) -> list[list[tuple]]:
     bounds = [0, *cuts, len(rows)]
     return [rows[a:b] for a, b in zip(bounds, bounds[1:])]
 
-
-def without_rows(table: Table, keep) -> Table:
-    """A copy of `table` keeping only the rows `keep(file_index, row_index)` accepts."""
-    files = [[row for j, row in enumerate(f) if keep(i, j)] for i, f in enumerate(table.files)]
-    return replace(table, files=[f for f in files if f])

@@ -51,6 +51,22 @@ class Failure:
         return sorted({f["code"] for f in self.findings if f.get("fix")})
 
     @property
+    def evidence(self) -> list[str]:
+        """What the applied findings rest on, as kinds: `declared ordering`, `window`, ..."""
+        kinds = set()
+        for finding in self.findings:
+            if finding.get("fix"):
+                kinds |= {kind for kind in EVIDENCE if kind in finding["message"]}
+        return sorted(kinds)
+
+    @property
     def signature(self) -> tuple:
         """Failures with one signature are taken as one bug: shrunk once, counted together."""
-        return (self.cls, tuple(self.codes))
+        shapes = sorted(self.case.features - {"projection"})
+        return (self.cls, tuple(self.codes), tuple(self.evidence), tuple(shapes))
+
+
+# Phrases of sortlint's finding messages that name what a finding rests on.
+EVIDENCE = ("declared ordering", "declared constant", "declared unique key", "window", "ORDER BY (",
+            "GROUP BY (", "JOIN ON", "WHERE", "is constant", "equal to", "determined by",
+            "repeated", "partition key")

@@ -590,7 +590,6 @@ class PipelineGenerator:
     def __init__(self, rng: random.Random, catalog: Catalog):
         self.r = rng
         self.catalog = catalog
-        self.sql = QueryGenerator(rng, catalog)
 
     def lit(self, col: Column):
         value = self.r.choice(col.values())

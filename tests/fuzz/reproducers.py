@@ -172,3 +172,34 @@ Fixes dropped by sortlint's proof:
 Rerun: `cd tests && PYTHONPATH=..:. python -m fuzz.run replay {directory}`
 """)
     return directory
+
+
+def write_disagreement(label: str, catalog: Catalog, case: Case, plan_with: str, plan_without: str,
+                       directory: Path) -> Path:
+    """A query on which sortlint's SL001 and DataFusion's own sort decision differ."""
+    if directory.exists():
+        shutil.rmtree(directory)
+    directory.mkdir(parents=True)
+    (directory / "sortlint.yml").write_text(catalog.yaml())
+    (directory / "data.sql").write_text(data_sql(catalog))
+    (directory / "query.sql").write_text(case.text)
+    (directory / "README.md").write_text(f"""# {label}
+
+sortlint's SL001 and DataFusion's physical plan disagree about the final ORDER BY (DataFusion
+sorts for it when its plan has more SortExec / PartialSortExec nodes with it than without).
+
+```
+{case.text}
+```
+
+## Physical plan with the ORDER BY
+```
+{plan_with.rstrip()}
+```
+
+## Physical plan without it
+```
+{plan_without.rstrip()}
+```
+""")
+    return directory

@@ -5,8 +5,10 @@
 
 Settings come from the environment: FUZZ_SEED (default 1), FUZZ_COUNT (queries per engine,
 default 500), FUZZ_OUT (reproducer directory, default ./fuzz-failures), FUZZ_SHRINK (how many
-failures of one signature to shrink, default 1; 0 writes them as found) and FUZZ_BATCH (cases
-per catalog, default 40).
+failures of one signature to shrink, default 1; 0 writes them as found), FUZZ_SHRINK_SECONDS
+(once shrinking has taken this long, failures are written as found; default 900) and FUZZ_BATCH
+(cases per catalog, default 40). A signature is the failure class, the rules whose fixes were
+applied, what their findings rest on, and the query's shape.
 
 Each batch is one generated catalog and FUZZ_BATCH cases over it, checked by one sortlint run
 per mode; Spark batches are 80% SQL files and 20% PySpark jobs. The summary prints the counts:
@@ -85,8 +87,11 @@ class Report:
         by_class = Counter(f.cls for f in self.failures)
         lines.append(f"differences: {len(self.failures)}" + ("" if self.failures else " (none)"))
         for cls, n in sorted(by_class.items()):
-            signatures = Counter("+".join(f.codes) or "-" for f in self.failures if f.cls == cls)
-            lines.append(f"  {cls}: {n} ({', '.join(f'{s} {k}' for k, s in signatures.most_common())})")
+            signatures = Counter(" ".join(f.codes) + (f" on {', '.join(f.evidence)}" if f.evidence else "")
+                                 for f in self.failures if f.cls == cls)
+            lines.append(f"  {cls}: {n}")
+            for signature, count in signatures.most_common():
+                lines.append(f"    {count:5d} {signature}")
         if self.agreement:
             lines.append("agreement with DataFusion's sort decision for the final ORDER BY:")
             total = sum(self.agreement.values())
@@ -130,7 +135,8 @@ class Engine:
 
     name: str
 
-    def prepare(self, catalog: Catalog, workdir: Path):  # -> harness
+    def prepare(self, catalog: Catalog, workdir: Path, previous=None):
+        """A harness over `catalog`'s freshly written tables, keeping `previous`'s counts."""
         raise NotImplementedError
 
     def check_one(self, catalog: Catalog, case: Case, workdir: Path) -> Failure | None:
@@ -148,11 +154,14 @@ class SparkEngine(Engine):
     def __init__(self, spark):
         self.spark = spark
 
-    def prepare(self, catalog, workdir):
+    def prepare(self, catalog, workdir, previous=None):
         from fuzz import spark_engine
 
         spark_engine.load(self.spark, catalog)
-        return spark_engine.SparkHarness(self.spark)
+        harness = spark_engine.SparkHarness(self.spark)
+        if previous is not None:
+            harness.stats = previous.stats
+        return harness
 
 
 class DataFusionEngine(Engine):
@@ -161,20 +170,27 @@ class DataFusionEngine(Engine):
     def __init__(self, target_partitions: int = 4):
         self.target_partitions = target_partitions
 
-    def prepare(self, catalog, workdir):
+    def prepare(self, catalog, workdir, previous=None):
         from fuzz import datafusion_engine
 
         ctx = datafusion_engine.session(catalog, workdir / "tables", self.target_partitions)
-        return datafusion_engine.DataFusionHarness(ctx, {"target_partitions": self.target_partitions})
+        harness = datafusion_engine.DataFusionHarness(ctx, {"target_partitions": self.target_partitions})
+        if previous is not None:
+            harness.stats, harness.agreement = previous.stats, previous.agreement
+            harness.disagreements = previous.disagreements
+        return harness
 
 
 def fuzz(engine: Engine, seed: int, count: int, workdir: Path, out: Path | None,
-         batch_size: int = 40, shrink: int = 1, shrink_budget: int = 60, log=print) -> Report:
+         batch_size: int = 40, shrink: int = 1, shrink_budget: int = 60,
+         shrink_seconds: float = 900, log=print) -> Report:
     report = Report(engine.name)
     started = time.perf_counter()
     target = engine.name
     modes = ("safe", "unsafe") if target == "spark" else ("safe",)
     shrunk: Counter = Counter()
+    shrink_spent = 0.0
+    examples: Counter = Counter()  # disagreements with DataFusion written, per label
     batch = 0
     done = 0
     while done < count:
@@ -194,15 +210,23 @@ def fuzz(engine: Engine, seed: int, count: int, workdir: Path, out: Path | None,
                 if out is None:
                     continue
                 n = len(report.failures)
-                if shrunk[failure.signature] < shrink:
+                if shrunk[failure.signature] < shrink and shrink_spent < shrink_seconds:
                     shrunk[failure.signature] += 1
+                    began = time.perf_counter()
                     failure = Shrinker(lambda c, q: engine.check_one(c, q, workdir), shrink_budget).shrink(failure)
-                    harness = engine.prepare(catalog, workdir)  # shrinking replaced the tables
+                    harness = engine.prepare(catalog, workdir, harness)  # shrinking replaced the tables
+                    shrink_spent += time.perf_counter() - began
                 directory = out / f"{failure.engine}-{failure.kind}-{seed}-{n}"
                 report.written.append(reproducers.write(failure, directory))
         report.engine_stats.update(harness.stats)
         if hasattr(harness, "agreement"):
             report.agreement.update(harness.agreement)
+            for label, *disagreement in harness.disagreements:
+                examples[label] += 1
+                if out is not None and examples[label] <= 3:
+                    name = label.replace(", ", "-").replace(" ", "-").lower()
+                    directory = out / f"datafusion-agreement-{name}-{seed}-{examples[label]}"
+                    report.written.append(reproducers.write_disagreement(label, *disagreement, directory))
         log(f"[{engine.name}] {done}/{count} queries, {len(report.failures)} differences, "
             f"{time.perf_counter() - started:.0f} s")
     report.seconds = time.perf_counter() - started
@@ -247,15 +271,18 @@ def main(argv: list[str]) -> int:
     count = int(os.environ.get("FUZZ_COUNT", "500"))
     out = Path(os.environ.get("FUZZ_OUT", "fuzz-failures")).resolve()
     shrink = int(os.environ.get("FUZZ_SHRINK", "1"))
+    shrink_seconds = float(os.environ.get("FUZZ_SHRINK_SECONDS", "900"))
     batch = int(os.environ.get("FUZZ_BATCH", "40"))
     reports = []
     with tempfile.TemporaryDirectory(prefix="sortlint-fuzz-") as tmp:
         work = Path(tmp)
         if which in ("datafusion", "all"):
-            reports.append(fuzz(DataFusionEngine(), seed, count, work, out, batch, shrink))
+            reports.append(fuzz(DataFusionEngine(), seed, count, work, out, batch, shrink,
+                                shrink_seconds=shrink_seconds))
             print(reports[-1].summary(), flush=True)
         if which in ("spark", "all"):
-            reports.append(fuzz(_spark_engine(work), seed, count, work, out, batch, shrink))
+            reports.append(fuzz(_spark_engine(work), seed, count, work, out, batch, shrink,
+                                shrink_budget=40, shrink_seconds=shrink_seconds))
             print(reports[-1].summary(), flush=True)
     print(f"\nFUZZ_SEED={seed} FUZZ_COUNT={count}: "
           + ", ".join(f"{r.engine} {len(r.failures)} differences" for r in reports))
