@@ -27,6 +27,8 @@ REASONS = {
         "issue 10 case 1: `id = '5'` on an int column rewritten as the string '5' AS id",
     "spark-ordinal-group-key-read-as-value":
         "issue 10 case 2: `GROUP BY 1, 2` with a constant first key becomes any_value(1)",
+    "spark-implicit-cast-is-no-constant-partition-key":
+        "issue 10 case 5: `sn = 1` on a string matches '1' and ' 1'; SL201 drops PARTITION BY sn",
     "spark-group-key-names-a-select-alias":
         "issue 10 (rewrites keep references): a dropped GROUP BY alias becomes any_value(alias), "
         "which Spark cannot resolve",
