@@ -101,14 +101,6 @@ def run_batch(directory: Path, catalog_yaml: str, files: dict[str, str], modes=(
     return BatchOutcome(outcomes, errors, tuple(codes), time.perf_counter() - started)
 
 
-def applied_codes(outcome: FileOutcome, mode: str) -> list[str]:
-    """The codes of the findings whose fixes `mode` applies (safe, or safe and unsafe)."""
-    allowed = ("safe",) if mode == "safe" else ("safe", "unsafe")
-    dropped = {code for code, _ in (outcome.dropped_safe if mode == "safe" else outcome.dropped_unsafe)}
-    return sorted({f["code"] for f in outcome.findings
-                   if f["fix"] and f["fix"]["applicability"] in allowed} - dropped)
-
-
 def apply_edits(text: str, edits: list[dict]) -> str:
     """A finding's fix edits (1-based line/column, end exclusive) applied to `text`."""
     lines = text.splitlines(keepends=True)
