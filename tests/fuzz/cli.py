@@ -18,6 +18,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -64,18 +65,19 @@ def write_repository(directory: Path, catalog_yaml: str, files: dict[str, str]) 
 def run_batch(directory: Path, catalog_yaml: str, files: dict[str, str], modes=("safe", "unsafe")
               ) -> BatchOutcome:
     """Write the repository under `directory` and run sortlint on it (see the module doc)."""
-    import time
-
     started = time.perf_counter()
     original = directory / "original"
     write_repository(original, catalog_yaml, files)
     check = sortlint(["check", ".", "--output-format", "json", "--jobs", "1"], original)
+    errors = [line[len("error: "):] for line in check.stderr.splitlines() if line.startswith("error: ")]
+    outcomes = {name: FileOutcome() for name in files}
+    if check.returncode == 2 and any("sortlint.yml" in e for e in errors):
+        # The catalog itself is refused: nothing was checked.
+        return BatchOutcome(outcomes, errors, (2, 0, 0), time.perf_counter() - started)
     if check.returncode not in (0, 1, 2) or not check.stdout.strip().startswith("["):
         raise RuntimeError(f"sortlint check failed ({check.returncode}):\n{check.stderr[-4000:]}")
-    outcomes = {name: FileOutcome() for name in files}
     for finding in json.loads(check.stdout):
         outcomes[finding["path"]].findings.append(finding)
-    errors = [line[len("error: "):] for line in check.stderr.splitlines() if line.startswith("error: ")]
     if check.returncode == 2 and not errors:
         raise RuntimeError(f"sortlint exit 2 without an error line:\n{check.stderr[-4000:]}")
     codes = [check.returncode]
