@@ -34,7 +34,7 @@ def test_exclude_wins_and_hidden_directories_are_skipped(tmp_path):
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text("SELECT 1")
     config = Config(root=tmp_path, include=("**/*.sql",), exclude=("target/**",))
-    assert [p.relative_to(tmp_path).as_posix() for p in discover([tmp_path], config)] == [
+    assert [p.relative_to(tmp_path).as_posix() for p in discover([tmp_path], config).files] == [
         "a.sql",
         "models/d.sql",
     ]
