@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test bench java clean
+.PHONY: demo test fuzz bench java clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,9 +25,14 @@ test: $(STAMP) java
 	$(BIN)/mypy
 	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest
 
+# Long property-test runs (new examples each time): whatever input, no crash.
+fuzz: $(STAMP)
+	HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest -q tests/reliability/test_any_input.py
+
 bench: $(STAMP)
 	$(BIN)/python benchmarks/ordering_scaling.py
 	$(BIN)/python benchmarks/check_speed.py
+	$(BIN)/python benchmarks/scaling.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis .mypy_cache
