@@ -44,9 +44,9 @@ class Noqa:
 
 
 def noqa_comments(path: Path, raw: str, units: Sequence[Unit], dialect: str) -> list[Noqa]:
-    """The file's noqa comments. The file is tokenized again only when its text holds
-    something that looks like one."""
-    candidates = list(NOQA.finditer(raw))
+    """The file's noqa comments. The file is tokenized again only when it has units (a
+    file without has nothing to silence) and its text holds something that looks like one."""
+    candidates = list(NOQA.finditer(raw)) if units else []
     if not candidates:
         return []
     sql = _Ranges(_sql_tokens(units, dialect))
