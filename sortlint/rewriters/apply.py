@@ -6,19 +6,22 @@ order) must be what they were, the fixed findings must be gone, and no finding m
 appear that was not there before. A round that fails is retried one fix at a time; a fix
 that fails alone is dropped and reported with its reason. Rounds repeat until nothing
 fixable remains (at most `MAX_ROUNDS`, like ruff).
+
+Files are written only once every file's fixes are proved (`write_fixes`).
 """
 
 from __future__ import annotations
 
-import os
-import tempfile
+import bisect
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Generic, TypeVar
 
-from sortlint.diagnostics import Applicability, Finding, apply_edits, overlaps
+from sortlint.diagnostics import Applicability, Finding, apply_edits
+from sortlint.errors import UserError
+from sortlint.files import WriteError, read_source, unwritable, write_atomically
 from sortlint.linter.analysis import FileAnalysis, StatementTables
 
 MAX_ROUNDS = 10
@@ -35,10 +38,23 @@ class Outcome(Generic[Tables]):
     tables: Tables
     fixed: list[Finding] = field(default_factory=list)
     dropped: list[tuple[Finding, str]] = field(default_factory=list)
+    write_error: WriteError | None = None  # why the fixed text could not be written
 
     @property
     def changed(self) -> bool:
         return self.final.raw != self.original.raw
+
+    def reported(self) -> Outcome[Tables]:
+        """The outcome without its statements' plans, which only the proof needed: what a
+        report of many files keeps."""
+        return replace(
+            self, original=replace(self.original, statements=[]), final=replace(self.final, statements=[])
+        )
+
+    @property
+    def kept(self) -> FileAnalysis:
+        """The analysis of the file as it now is: the fixed one, unless writing it failed."""
+        return self.original if self.write_error is not None else self.final
 
 
 def fixable(finding: Finding, unsafe: bool) -> bool:
@@ -53,8 +69,9 @@ def fix_file(analysis: FileAnalysis, tables: Tables, reanalyse: Reanalyse, unsaf
     refused: set[tuple] = set()  # (statement, code, line, column) of fixes that failed
     for _ in range(MAX_ROUNDS):
         current = outcome.final
+        places = dict(zip(map(id, current.findings), _places(current, current.findings)))
         candidates = [
-            f for f in current.findings if fixable(f, unsafe) and _place(current, f) not in refused
+            f for f in current.findings if fixable(f, unsafe) and places[id(f)] not in refused
         ]
         if not candidates:
             break
@@ -70,17 +87,30 @@ def fix_file(analysis: FileAnalysis, tables: Tables, reanalyse: Reanalyse, unsaf
                 outcome.final, outcome.tables = single
                 outcome.fixed.append(finding)
                 break
-            refused.add(_place(current, finding))
+            refused.add(places[id(finding)])
             outcome.dropped.append((finding, single))
     return outcome
 
 
 def _non_overlapping(findings: list[Finding]) -> list[Finding]:
+    """The findings in order, leaving out each whose edits overlap those of one kept before
+    it. The kept edits are disjoint, so sorted by (start, end) their ends grow too: an
+    edit overlaps one of them exactly when it overlaps the last that starts before it ends."""
     chosen: list[Finding] = []
+    taken: list[tuple[int, int]] = []
     for finding in findings:
-        if not any(overlaps(finding.fix.edits, other.fix.edits) for other in chosen):
-            chosen.append(finding)
+        edits = [(edit.start, edit.end) for edit in finding.fix.edits]
+        if any(_overlaps_taken(taken, start, end) for start, end in edits):
+            continue
+        chosen.append(finding)
+        for edit in edits:
+            bisect.insort(taken, edit)
     return chosen
+
+
+def _overlaps_taken(taken: list[tuple[int, int]], start: int, end: int) -> bool:
+    before = bisect.bisect_left(taken, (end, -1))  # how many start before `end`
+    return before > 0 and taken[before - 1][1] > start
 
 
 def _try(current: FileAnalysis, batch: list[Finding], reanalyse: Reanalyse):
@@ -101,48 +131,45 @@ def proof_failure(before: FileAnalysis, after: FileAnalysis, fixed: list[Finding
             return f"statement {index}'s output columns would change from {list(old.outputs)} to {list(new.outputs)}"
     # Findings are counted per statement and rule: their messages may change (a GROUP BY
     # that lost a key is described by its new keys), their number may not grow.
-    allowed = Counter(signature(before, f) for f in before.findings)
-    allowed.subtract(signature(before, f) for f in fixed)
-    for key, count in Counter(signature(after, f) for f in after.findings).items():
+    allowed = Counter(signatures(before, before.findings))
+    allowed.subtract(signatures(before, fixed))
+    for key, count in Counter(signatures(after, after.findings)).items():
         if count > allowed[key]:
             statement, code = key
             return f"the fix would leave or cause {code} in statement {statement + 1}"
     return None
 
 
-def _place(analysis: FileAnalysis, finding: Finding) -> tuple:
-    return (*signature(analysis, finding), finding.line, finding.column)
+def _places(analysis: FileAnalysis, findings: list[Finding]) -> list[tuple]:
+    return [(*signature, f.line, f.column) for signature, f in zip(signatures(analysis, findings), findings)]
 
 
-def signature(analysis: FileAnalysis, finding: Finding) -> tuple[int, str]:
-    """A finding's identity across an edit: its statement and its rule."""
-    index = 0
-    for i, statement in enumerate(analysis.statements):
-        if statement.unit.location(0)[0] <= finding.line:
-            index = i
-    return index, finding.code
+def signatures(analysis: FileAnalysis, findings: list[Finding]) -> list[tuple[int, str]]:
+    """Each finding's identity across an edit: its statement (the last that starts on or
+    before its line) and its rule."""
+    firsts = [statement.unit.location(0)[0] for statement in analysis.statements]
+    return [(max(bisect.bisect_right(firsts, f.line) - 1, 0), f.code) for f in findings]
 
 
-def write_atomically(path: Path, text: str) -> None:
-    """Replace the file's content in one step, keeping its mode (a new file gets the mode
-    the umask allows); the text keeps its own newline style and final newline (it was
-    read with newline='')."""
-    try:
-        mode = path.stat().st_mode
-    except FileNotFoundError:
-        mode = 0o666 & ~_umask()
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".sortlint")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
-            out.write(text)
-        os.chmod(temporary, mode & 0o7777)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-
-
-def _umask() -> int:
-    current = os.umask(0o022)
-    os.umask(current)
-    return current
+def write_fixes(outcomes: list[Outcome]) -> None:
+    """Write every changed file, each atomically (`sortlint.files.write_atomically`). A file
+    that cannot be written - read-only, changed since it was read, a failed write (a
+    read-only folder, a full disk) - keeps its old text and gets its `write_error`; the
+    other files are still written."""
+    for outcome in outcomes:
+        if not outcome.changed:
+            continue
+        path = outcome.original.path
+        try:
+            reason = unwritable(path)
+            if reason is None and read_source(path) != outcome.original.raw:
+                reason = "the file changed while it was checked; run sortlint again"
+        except UserError as error:
+            reason = error.message
+        if reason is None:
+            try:
+                write_atomically(path, outcome.final.raw)
+                continue
+            except OSError as error:
+                reason = f"cannot write it: {error.strerror or error}"
+        outcome.write_error = WriteError(f"not fixed, the file is as it was: {reason}", path)

@@ -253,7 +253,7 @@ MODELS = {
 
 def test_under_datafusion_a_model_sees_what_the_query_it_reads_guarantees(tmp_path):
     root = write(tmp_path, MODELS)
-    result = check([root], replace(load_config(root / "sortlint.yml"), target="datafusion"))
+    result = check([root], replace(load_config(root / "sortlint.yml"), target="datafusion"), plans=True)
     assert [(f.path.name, f.line, f.code) for f in result.findings] == [("a_mart.sql", 1, "SL001")]
     b_star = next(s for f in result.files if f.path.name == "b_star.sql" for s in f.statements)
     assert b_star.outputs == ("id", "host", "time")
@@ -261,7 +261,7 @@ def test_under_datafusion_a_model_sees_what_the_query_it_reads_guarantees(tmp_pa
 
 def test_under_spark_a_model_is_a_table_known_by_its_columns_and_declarations(tmp_path):
     root = write(tmp_path, MODELS)
-    result = check([root], load_config(root / "sortlint.yml"))
+    result = check([root], load_config(root / "sortlint.yml"), plans=True)
     assert [(f.path.name, f.line, f.code) for f in result.findings] == []
     b_star = next(s for f in result.files if f.path.name == "b_star.sql" for s in f.statements)
     assert b_star.outputs == ("id", "host", "time")
