@@ -89,11 +89,12 @@ def load_config(
     path = Path(path)
     if not path.is_file():
         raise ConfigError("configuration file not found", path)
-    return parse_config_text(path, _read(path))
+    return parse_config_text(path, _read(path), rules)
 
 
-def parse_config_text(path: Path, text: str) -> Config:
-    """The configuration `text` would be if it were the content of `path` (which is only named)."""
+def parse_config_text(path: Path, text: str, rules: Collection[str] = ()) -> Config:
+    """The configuration `text` would be if it were the content of `path` (which is only named);
+    `rules` as for `load_config`."""
     root = path.parent.resolve()
     if path.suffix == ".toml":
         node = read_pyproject(path, text)
