@@ -198,4 +198,6 @@ TRANSFER: dict[type, Transfer] = {
     n.SetOp: partial(operators.set_operation, keeps_order=_union_all),
     n.Join: join,
     n.Window: window,
+    # An unnest is not promised to keep the order of its input.
+    n.Generate: partial(operators.generate, keeps_order=False),
 }

@@ -116,6 +116,20 @@ def _mentioned_columns(props: Properties) -> list[Expr]:
     return sorted(columns)
 
 
+def generate(node: n.Generate, analysis: Analysis, keeps_order: bool) -> Properties:
+    """A generator: each input row becomes zero or more rows that repeat its columns. What
+    holds of the input's columns row by row still holds (constants, equalities, types,
+    non-null columns); no key stays unique, as rows repeat; and of the generated columns
+    nothing is known - not even from constant arguments: `explode(array(3, 1, 2))` is three
+    rows. `keeps_order`: whether the engine emits each row's rows where the row was, so that
+    the input's orderings hold of the output."""
+    props = input_of(node, analysis)
+    generated = set(node.columns)
+    kept = [column for column in _mentioned_columns(props) if column not in generated]
+    props = replace(props.project([(column, column) for column in kept]), unique_keys=())
+    return props if keeps_order else props.without_orderings()
+
+
 # --- order-producing and order-destroying operators ---------------------------------
 
 

@@ -16,6 +16,7 @@ from sortlint.config import Source
 from sortlint.engines.analysis import Analysis
 from sortlint.ordering import Evidence, Expr, Properties, SortKey, SortOptions
 from sortlint.ordering.expressions import column_node
+from sortlint.plan.dialect import sql_dialect
 from sortlint.plan import nodes as n
 
 
@@ -76,7 +77,7 @@ def declared_expr(text: str, alias: str, source: Source) -> Expr:
     if not declared or text in declared:
         return Expr.column(text, alias)
     try:
-        node = sqlglot.parse_one(text, read="spark")
+        node = sqlglot.parse_one(text, read=sql_dialect("spark"))
     except SqlglotError:
         return Expr.column(text, alias)
     columns = list(node.find_all(exp.Column))

@@ -55,4 +55,7 @@ TRANSFER: dict[type, Transfer] = {
     n.SetOp: partial(operators.set_operation, keeps_order=lambda node: False),
     n.Join: operators.join,
     n.Window: window,
+    # GenerateExec maps each partition's rows in order (it reports no ordering to the
+    # planner, but the rows keep theirs: tests/engines/test_spark_generate.py).
+    n.Generate: partial(operators.generate, keeps_order=True),
 }

@@ -14,8 +14,9 @@ from sortlint.sources.frontend import FixShapes
 from sortlint.sources.registry import fixes_for
 from sortlint.units import Unit
 
-# Operators that pass rows through in the order they arrive.
-ORDER_PRESERVING = (n.Project, n.Filter, n.Alias)
+# Operators that pass rows through in the order they arrive (a generator repeats each row
+# where it was).
+ORDER_PRESERVING = (n.Project, n.Filter, n.Alias, n.Generate)
 
 
 @dataclass

@@ -46,6 +46,8 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
 
+from sortlint.plan.dialect import sql_dialect
+
 
 class UnknownName(ValueError):
     """The expression has no Spark name sortlint can compute: Spark would name it in a way
@@ -88,7 +90,7 @@ def spark_output_name(
         return node.alias
     if source is None:
         source = node.sql(dialect=dialect)
-    elif sqlglot.parse_one(source, read=dialect) != node:
+    elif sqlglot.parse_one(source, read=sql_dialect(dialect)) != node:
         raise ValueError(f"{source!r} is not the text of {node.sql(dialect=dialect)!r}")
     tree = sqlglot.parse_one(source, dialect=_verbatim(dialect))
     types = {name.lower(): kind.lower() for name, kind in (column_types or {}).items()}
@@ -131,7 +133,7 @@ def _verbatim(dialect: str) -> type[Dialect]:
     """A variant of `dialect` whose parser keeps function calls as written, keeps the case of
     EXTRACT's unit, reads `''` inside a string as a quote (as Spark does), and marks
     `INTERVAL 1 DAY 2 HOURS` (one literal to Spark) apart from a sum of two intervals."""
-    base = type(Dialect.get_or_raise(dialect))
+    base = type(sql_dialect(dialect))
 
     class Tokenizer(base.tokenizer_class):
         STRING_ESCAPES = [*base.tokenizer_class.STRING_ESCAPES, "'"]  # 'it''s' is one literal

@@ -127,6 +127,9 @@ class Aggregate(Node):
     keys: tuple[GroupKey, ...] = ()
     aggregates: tuple[AggregateCall, ...] = ()
     grouping_sets: bool = False  # ROLLUP / CUBE / GROUPING SETS: keys may be null-filled
+    # GROUP BY ALL: the keys are the select list's items without an aggregate call, and are
+    # not written in the GROUP BY (a key's span is its select item's).
+    implicit_keys: bool = False
 
 
 @dataclass(eq=False)
@@ -145,6 +148,18 @@ class WindowFunction:
         if index < len(self.partition_by):
             return self.partition_by, self.partition_span, index
         return self.order_by, self.order_span, index - len(self.partition_by)
+
+
+@dataclass(eq=False)
+class Generate(Node):
+    """A generator - `LATERAL VIEW [OUTER] explode(...) t AS c`, `explode(...)` in a select
+    list or in FROM, `posexplode`, `inline`, `stack`, `json_tuple`: each input row becomes
+    zero or more rows (with OUTER at least one), which repeat the input row's columns and add
+    the generated ones."""
+
+    generator: Expr | None = None  # the call
+    columns: tuple[Expr, ...] = ()  # the generated columns, as the query reads them
+    outer: bool = False
 
 
 @dataclass(eq=False)

@@ -8,12 +8,12 @@ unit's offset map.
 
 from __future__ import annotations
 
-import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ParseError, SqlglotError, TokenError
 from sqlglot.tokens import Token
 
 from sortlint.errors import UserError, from_recursion
+from sortlint.plan.dialect import sql_dialect
 from sortlint.plan.spans import Spans
 from sortlint.plan.tables import ViewDefinition
 from sortlint.plan.tokens import CLOSING, OPENING, TokenIndex, tokenize
@@ -22,7 +22,7 @@ from sortlint.units import Unit
 
 def parse_unit(unit: Unit, dialect: str) -> tuple[exp.Expression, Spans]:
     """The statement's tree and its span lookups; a UserError when sqlglot cannot read it."""
-    reader = sqlglot.Dialect.get_or_raise(dialect)
+    reader = sql_dialect(dialect)
     try:
         tokens = unit.tokens.take() if unit.tokens is not None else None
         elided = unit.tokens.elided if unit.tokens is not None else ()

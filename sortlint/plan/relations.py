@@ -15,6 +15,7 @@ from sortlint.ordering import Expr
 from sortlint.plan import query as queries
 from sortlint.plan.built import Built, NotUnderstood
 from sortlint.plan.context import Context, CteDefinition
+from sortlint.plan.generators import function_name, generate, generator_call, is_generator
 from sortlint.plan.nodes import (
     Alias, Join, JoinKind, Node, Opaque, OutputColumn, Project, Scan, Span, Values, copied,
 )
@@ -52,7 +53,7 @@ def build_from(select: exp.Select, ctx: Context, outer: Scope | None) -> Relatio
     for join, span in zip(joins, spans):
         relation = build_join(relation, join, ctx, outer, span)
     for lateral in select.args.get("laterals") or []:
-        relation = lateral_view(relation, lateral, ctx)
+        relation = lateral_view(relation, lateral, ctx, outer)
     return relation
 
 
@@ -104,6 +105,8 @@ def base_relation(node: exp.Expression, ctx: Context, span: Span | None) -> Rela
 def table_relation(table: exp.Table, ctx: Context, span: Span | None) -> Relation:
     if not isinstance(table.this, exp.Identifier):
         function = table.this
+        if is_generator(function):
+            return generator_table(table, function, span)
         name = function.name if isinstance(function, exp.Anonymous) else function.key
         return opaque(table, f"table-valued function {name.lower()}", span)
     name = ".".join(part.lower() for part in (table.catalog, table.db, table.name) if part)
@@ -113,6 +116,17 @@ def table_relation(table: exp.Table, ctx: Context, span: Span | None) -> Relatio
         built = Built(Opaque(children=(built.node,), span=span, reason="column aliases on a table",
                              columns=alias_columns(table)), alias_columns(table), True)
     return of_source(built.node, source(alias, built))
+
+
+def generator_table(table: exp.Table, call: exp.Expression, span: Span | None) -> Relation:
+    """`FROM explode(array(...)) AS t(x)`: the rows a generator makes of one row."""
+    alias = table.alias.lower()
+    try:
+        generator = generator_call(call, alias_columns(table))
+    except NotUnderstood as error:
+        return opaque(table, error.reason, span)
+    node = generate(Values(span=span, rows=1), generator, call.copy(), alias or None, span)
+    return of_source(node, Source(alias, generator.names, True))
 
 
 def named(name: str, table: exp.Table, alias: str, ctx: Context, span: Span | None) -> Built:
@@ -186,15 +200,27 @@ def alias_columns(node: exp.Expression) -> tuple[str, ...]:
     return tuple(c.name for c in alias.columns) if isinstance(alias, exp.TableAlias) else ()
 
 
-def lateral_view(relation: Relation, lateral: exp.Lateral, ctx: Context) -> Relation:
-    """`LATERAL VIEW explode(...) t AS c`: rows multiply, and the generator's columns are
-    added (known when the view lists them)."""
+def lateral_view(relation: Relation, lateral: exp.Lateral, ctx: Context, outer: Scope | None) -> Relation:
+    """`LATERAL VIEW [OUTER] explode(...) t AS c`: each row becomes the rows the generator
+    makes of it, and the generated columns are added under the view's name. A call that is
+    not a generator, or whose columns' names are not known, is opaque."""
     alias = lateral.args.get("alias")
     name = alias.name.lower() if alias is not None else ""
     columns = tuple(c.name.lower() for c in alias.columns) if alias is not None else ()
-    node = Opaque(children=(relation.node,), span=ctx.spans.extent(lateral), reason="LATERAL VIEW")
+    span = ctx.spans.extent(lateral)
+    call = lateral.this
+    try:
+        if not is_generator(call):
+            raise NotUnderstood(f"{function_name(call)}(...) is not a generator")
+        generator = generator_call(call, columns, bool(lateral.args.get("outer")))
+    except NotUnderstood as error:
+        node: Node = Opaque(children=(relation.node,), span=span, reason=f"LATERAL VIEW: {error.reason}")
+    else:
+        columns = generator.names
+        resolved = qualify(call, relation.scope(outer))
+        node = generate(relation.node, generator, resolved, name or None, span)
     generated = of_source(node, Source(name, columns, bool(columns)))
-    star = relation.star + generated.star if relation.star and generated.star else None
+    star = relation.star + generated.star if relation.star is not None and generated.star else None
     return Relation(node, (*relation.sources, *generated.sources), relation.merged, star)
 
 

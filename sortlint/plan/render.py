@@ -8,8 +8,8 @@ from collections.abc import Callable, Iterable
 
 from sortlint.ordering import Expr
 from sortlint.plan.nodes import (
-    Aggregate, Alias, Filter, Join, Limit, Node, Opaque, Project, Repartition, Scan, SetOp, Sort,
-    SortItem, Values, Window, Write,
+    Aggregate, Alias, Filter, Generate, Join, Limit, Node, Opaque, Project, Repartition, Scan,
+    SetOp, Sort, SortItem, Values, Window, Write,
 )
 
 
@@ -62,7 +62,11 @@ def _details(node: Node) -> str:
             f"{a.expr}{' (order-sensitive)' if a.order_sensitive else ''}" for a in node.aggregates
         )
         sets = " grouping sets" if node.grouping_sets else ""
-        return f"keys={keys} aggregates=[{calls}]{sets}"
+        implicit = " (GROUP BY ALL)" if node.implicit_keys else ""
+        return f"keys={keys}{implicit} aggregates=[{calls}]{sets}"
+    if isinstance(node, Generate):
+        outer = " outer" if node.outer else ""
+        return f"{node.generator}{outer} AS {_list(node.columns)}"
     if isinstance(node, Window):
         return ", ".join(
             f"{f.expr}{' (ranking)' if f.ranking else ''}" for f in node.functions

@@ -26,6 +26,9 @@ from sortlint.plan.aggregates import (
 )
 from sortlint.plan.built import Built, NotUnderstood
 from sortlint.plan.context import Context
+from sortlint.plan.generators import (
+    GeneratorCall, alias_names, contains_generator, generate, generator_call, is_generator,
+)
 from sortlint.plan.names import output_name
 from sortlint.plan.nodes import (
     Aggregate, AggregateCall, Distinct, GroupKey, Node, Opaque, OutputColumn, Project,
@@ -68,6 +71,9 @@ class SelectList:
     passthrough: tuple[str, ...]  # qualifiers of `*` over relations of unknown columns
     known: int  # items before the first such `*`: ordinals can reach only those
     span: Span | None
+    # A generator item (`explode(a) AS x`): its call resolved, and the item's span. Its
+    # columns are items of their own, read by name from the Generate node below.
+    generator: tuple[GeneratorCall, exp.Expression, Span | None] | None = None
 
     def named(self, name: str) -> Item | None:
         for item in self.items:
@@ -101,6 +107,8 @@ def build_body(select: exp.Select, relation: Relation, scope: Scope, ctx: Contex
     if where is not None:
         span = clause_span(ctx, where, TokenType.WHERE)
         node = build_filter(node, where.this, "WHERE", scope, ctx, span)
+    if listed.generator is not None:
+        node = generated(select, listed, node)
     node = aggregate(select, listed, node, scope, ctx)
     having = select.args.get("having")
     if having is not None:
@@ -147,6 +155,7 @@ def select_list(select: exp.Select, relation: Relation, scope: Scope, ctx: Conte
     items: list[Item] = []
     passthrough: list[str] = []
     known: int | None = None
+    generator = None
     for written, span in zip(select.expressions, spans):
         if is_star(written):
             expanded, unknown = star(written, relation, scope, span)
@@ -155,13 +164,25 @@ def select_list(select: exp.Select, relation: Relation, scope: Scope, ctx: Conte
                 known = len(items) - len(expanded)
             passthrough.extend(unknown)
             continue
-        value = written.this if isinstance(written, exp.Alias) else written
+        value = written.this if isinstance(written, (exp.Alias, exp.Aliases)) else written
+        if is_generator(value):
+            if generator is not None:
+                raise NotUnderstood("two generators in one select list")
+            called = generator_call(value, alias_names(written))
+            generator = (called, qualify(value, scope), span)
+            for name in called.names:
+                column = column_node(name)
+                items.append(Item(name, written, column, column, span, written is not value))
+            continue
+        if contains_generator(value):
+            raise NotUnderstood("a generator inside an expression")
         resolved = qualify(value, scope, lateral_alias(items, scope))
         text = ctx.unit.text[span.start : span.end] if span and not isinstance(written, exp.Alias) else None
         items.append(Item(output_name(written, text), written, value, resolved, span,
                           isinstance(written, exp.Alias)))
     return SelectList(tuple(items), tuple(passthrough), len(items) if known is None else known,
-                      clause.span if clause is not None else None)
+                      clause.span if clause is not None else None, generator)
+
 
 
 def is_star(node: exp.Expression) -> bool:
@@ -235,7 +256,7 @@ def inside_aggregate(node: exp.Expression) -> bool:
 
 def written_names(select: exp.Select) -> tuple[tuple[str, ...], bool]:
     """The output names a select list spells out, for a SELECT that is not understood."""
-    if any(is_star(e) or isinstance(e, exp.QueryTransform) for e in select.expressions):
+    if any(is_star(e) or isinstance(e, exp.QueryTransform) or contains_generator(e) for e in select.expressions):
         return (), False
     return tuple(output_name(e) for e in select.expressions), True
 
@@ -253,6 +274,16 @@ def project(listed: SelectList, node: Node, scope: Scope, ctx: Context) -> Proje
                    passthrough=listed.passthrough)
 
 
+def generated(select: exp.Select, listed: SelectList, node: Node) -> Node:
+    """The select list's generator, applied to the rows WHERE keeps (with an aggregate or a
+    window in the same SELECT, Spark applies it to their rows: not modelled)."""
+    assert listed.generator is not None
+    if select.args.get("group") or any(aggregate_calls_of(select, listed)) or any(window_calls_of(select, listed)):
+        raise NotUnderstood("a generator beside an aggregate or a window")
+    called, resolved, span = listed.generator
+    return generate(node, called, resolved, None, span)
+
+
 # --- aggregation --------------------------------------------------------------------------
 
 
@@ -263,7 +294,11 @@ def aggregate(select: exp.Select, listed: SelectList, node: Node, scope: Scope, 
     calls = list(aggregate_calls_of(select, listed))
     if group is None and having is None and not calls:
         return node
-    keys, grouping_sets = group_keys(group, listed, scope, ctx) if group is not None else ((), False)
+    implicit = group is not None and bool(group.args.get("all"))
+    if implicit:
+        keys, grouping_sets = all_keys(listed), False
+    else:
+        keys, grouping_sets = group_keys(group, listed, scope, ctx) if group is not None else ((), False)
     aggregates: dict[Expr, exp.Expression] = {}
     for call in calls:
         aggregates.setdefault(Expr.of(qualify(call, scope)), call)
@@ -273,7 +308,7 @@ def aggregate(select: exp.Select, listed: SelectList, node: Node, scope: Scope, 
     return Aggregate(
         children=(node,), span=span, keys=keys,
         aggregates=tuple(AggregateCall(e, order_sensitive(c), arithmetic(c)) for e, c in aggregates.items()),
-        grouping_sets=grouping_sets,
+        grouping_sets=grouping_sets, implicit_keys=implicit,
     )
 
 
@@ -298,8 +333,6 @@ def group_keys(
 ) -> tuple[tuple[GroupKey, ...], bool]:
     """GROUP BY keys, with ordinals and select aliases resolved; ROLLUP / CUBE / GROUPING
     SETS contribute each expression once and mark the aggregate as null-filling."""
-    if group.args.get("all"):
-        raise NotUnderstood("GROUP BY ALL")
     clause = ctx.spans.clause(group, {TokenType.GROUP_BY}, group.expressions)
     spans = clause.items if clause is not None else tuple(ctx.spans.extent(e) for e in group.expressions)
     grouping_sets = any(group.args.get(a) for a in ("rollup", "cube", "grouping_sets"))
@@ -314,6 +347,24 @@ def group_keys(
             continue
         keys.append(group_key(written, span, listed, scope, ctx))
     return tuple(keys), grouping_sets
+
+
+def all_keys(listed: SelectList) -> tuple[GroupKey, ...]:
+    """GROUP BY ALL: every item of the select list that calls no aggregate function (Spark
+    groups by those; with none, the whole input is one group)."""
+    if listed.passthrough:
+        raise NotUnderstood("GROUP BY ALL over a * of columns not known")
+    keys: list[GroupKey] = []
+    for item in listed.items:
+        if next(window_calls(item.value), None) is not None:
+            raise NotUnderstood("GROUP BY ALL of a window function")  # Spark refuses it
+        if next(aggregate_calls(item.value), None) is not None:
+            continue
+        if item.span is None:
+            raise NotUnderstood("GROUP BY ALL over an item not written")
+        if all(item.expr != key.expr for key in keys):
+            keys.append(GroupKey(item.expr, item.span, item.name))
+    return tuple(keys)
 
 
 def set_members(node: exp.Expression) -> Iterator[exp.Expression]:

@@ -22,10 +22,10 @@ from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 
-import sqlglot
 from sqlglot.errors import TokenError
 from sqlglot.tokens import Token, TokenType
 
+from sortlint.plan.dialect import sql_dialect
 from sortlint.plan.nodes import Span
 
 OPENING = {TokenType.L_PAREN: TokenType.R_PAREN, TokenType.L_BRACKET: TokenType.R_BRACKET,
@@ -74,7 +74,7 @@ class Elision:
 def tokenize(text: str, dialect: str) -> tuple[list[Token], tuple[Elision, ...]]:
     """The dialect's tokens of `text`, without the middle rows of long VALUES lists (and
     which rows those are); a TokenError where the tokenizer fails."""
-    tokenizer = sqlglot.Dialect.get_or_raise(dialect).tokenizer()
+    tokenizer = sql_dialect(dialect).tokenizer()
     candidates = list(_long_values_lists(text))
     if not candidates:
         return tokenizer.tokenize(text), ()

@@ -36,7 +36,7 @@ SELECT host FROM events ORDER BY host, time;
 def repo(tmp_path, monkeypatch):
     (tmp_path / "sortlint.yml").write_text(CATALOG)
     (tmp_path / "q.sql").write_text(QUERIES)
-    (tmp_path / "broken.sql").write_text("SELECT FROM WHERE;\n")
+    (tmp_path / "broken.sql").write_text("SELECT (;\n")
     monkeypatch.chdir(tmp_path)
     return tmp_path
 

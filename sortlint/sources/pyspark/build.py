@@ -45,7 +45,12 @@ from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
 from sortlint.ordering import Expr, SortOptions
-from sortlint.plan.aggregates import aggregate_calls, arithmetic, order_sensitive
+from sortlint.plan.aggregates import aggregate_calls, arithmetic, is_ranking, order_sensitive, window_calls as sql_windows
+from sortlint.plan.built import NotUnderstood
+from sortlint.plan.dialect import sql_dialect
+from sortlint.plan.generators import (
+    GeneratorCall, alias_names, contains_generator, generate, generator_call, is_generator,
+)
 from sortlint.plan.names import output_name
 from sortlint.plan.nodes import (
     Aggregate, AggregateCall, Alias, Distinct, Filter, GroupKey, Join, Limit, Node, Opaque,
@@ -61,6 +66,9 @@ from sortlint.sources.pyspark.values import (
     CWindow, Op, Pipeline, PyDict, PyList, PyValue, Range, SpecKey, walk, window_calls,
 )
 
+GENERATOR_FUNCTIONS = frozenset({
+    "explode", "explode_outer", "posexplode", "posexplode_outer", "inline", "inline_outer",
+})
 JOIN_KINDS = {
     "inner": "inner", "cross": "cross", "left": "left", "leftouter": "left", "left_outer": "left",
     "right": "right", "rightouter": "right", "right_outer": "right", "full": "full",
@@ -361,7 +369,18 @@ class Builder:
         trees: list[exp.Expression] = []
         windows: list[CWindow] = []
         uses: dict[int, list] = {}
+        generators: list[tuple[GeneratorCall, exp.Expression, Arg]] = []
         for index, (expr, arg) in enumerate(items):
+            try:
+                generator = self.generator(expr, frame, select_expr)
+            except NotUnderstood as error:
+                return self.opaque(op, error.reason)
+            if generator is not None:
+                generators.append((*generator, arg))
+                for position, name in enumerate(generator[0].names):
+                    columns.append(OutputColumn(name, Expr.column(name), self.span(arg.span), True, exp.column(name)))
+                    cols.append(Col(name, exp.column(name), (id(op), index, position)))
+                continue
             if isinstance(expr, CStar):
                 wanted = expr.qualifier.lower() if expr.qualifier else None
                 chosen = [c for c in frame.columns
@@ -372,6 +391,8 @@ class Builder:
                 passthrough += [q for q in frame.unknown if expr.qualifier is None]
                 continue
             name, tree = self.named(expr, frame, select_expr)
+            if contains_generator(tree):
+                return self.opaque(op, "a generator inside an expression")
             trees.append(tree)
             for window in window_calls(expr):
                 windows.append(window)
@@ -384,11 +405,42 @@ class Builder:
             columns.append(OutputColumn(name.text or "", Expr.of(value), self.span(arg.span), aliased, tree))
             cols.append(Col(name.text, exp.column(name.text or f"sortlint_unnamed_{index}"), attr,
                             certain=name.certain))
-        node = self.below_project(frame.node, trees, windows, frame, op, uses)
+        node = frame.node
+        if generators:
+            if len(generators) > 1 or windows or _has_window(trees) or any(next(aggregate_calls(t), None) for t in trees):
+                return self.opaque(op, "a generator beside another generator, an aggregate or a window")
+            called, resolved, arg = generators[0]
+            node = generate(node, called, resolved, None, self.span(arg.span))
+        node = self.below_project(node, trees, windows, frame, op, uses)
         project = Project(children=(node,), span=self.span(op.call), columns=tuple(columns),
                           passthrough=tuple(passthrough))
         built = Frame(project, tuple(cols), not passthrough, tuple("" for _ in passthrough[:1]))
         return self.order_guard(built, [expr for expr, _ in items], op)
+
+    def generator(self, expr: CExpr, frame: Frame, select_expr: bool) -> tuple[GeneratorCall, exp.Expression] | None:
+        """A select item that is a generator call (`F.explode("tags").alias("tag")`,
+        `selectExpr("posexplode(tags) AS (i, tag)")`): the call with the names of its columns,
+        and the call resolved in the frame; NotUnderstood when the names are not known."""
+        names: tuple[str, ...] = ()
+        if isinstance(expr, CAlias):
+            expr, names = expr.expr, (expr.name,)
+        if isinstance(expr, CSql):
+            try:
+                written = sqlglot.parse_one(f"SELECT {expr.text}" if select_expr else expr.text,
+                                            read=sql_dialect(self.config.dialect))
+            except SqlglotError:
+                return None
+            if select_expr:
+                written = written.expressions[0] if isinstance(written, exp.Select) else written
+            value = written.this if isinstance(written, (exp.Alias, exp.Aliases)) else written
+            if not is_generator(value):
+                return None
+            names = names or alias_names(written)
+            return generator_call(value, names), self.qualify(value, frame)
+        if isinstance(expr, CCall) and expr.name in GENERATOR_FUNCTIONS:
+            tree = self.resolve(expr, frame)
+            return generator_call(tree, names), tree
+        return None
 
     def order_guard(self, frame: Frame, exprs: Iterable[CExpr], op: Op) -> Frame:
         """Columns whose values depend on the order rows arrive in (`monotonically_increasing_id`)
@@ -411,17 +463,26 @@ class Builder:
         if calls:
             node = Aggregate(children=(node,), span=self.span(op.call),
                              aggregates=tuple(AggregateCall(e, order_sensitive(c), arithmetic(c)) for e, c in calls.items()))
-        if windows:
-            node = self.window(node, windows, frame, op, uses)
+        if windows or _has_window(trees):
+            node = self.window(node, windows, frame, op, uses, trees)
         return node
 
-    def window(self, node: Node, windows: list[CWindow], frame: Frame, op: Op, uses=None) -> Window:
+    def window(self, node: Node, windows: list[CWindow], frame: Frame, op: Op, uses=None,
+               trees: Sequence[exp.Expression] = ()) -> Window:
+        """The Window node of the window functions of a select: those built with `.over(w)`,
+        and those written in SQL text (`selectExpr("... OVER (...)")`, `F.expr(...)`),
+        found in the resolved `trees`."""
         functions: dict[Expr, WindowFunction] = {}
         infos: dict[Expr, WindowUse] = {}
         for window in windows:
             function = self.window_function(window, frame)
             functions.setdefault(function.expr, function)
             infos.setdefault(function.expr, self.window_use(window, uses or {}))
+        for written in (w for tree in trees for w in sql_windows(tree)):
+            function = self.sql_window_function(written)
+            if function.expr not in functions:
+                functions[function.expr] = function
+                infos[function.expr] = WindowUse(False, False, (), "the window is written in SQL text")
         built = Window(children=(node,), span=self.span(op.call),
                        functions=tuple(functions.values()))
         built.dataframe = tuple(infos[f.expr] for f in built.functions)  # type: ignore[attr-defined]
@@ -442,6 +503,22 @@ class Builder:
             span=self.span(spec.calls[0][1] if spec.calls else None),
             partition_span=self.span(spec.partition_call),
             order_span=self.span(spec.order_call),
+        )
+
+    def sql_window_function(self, window: exp.Window) -> WindowFunction:
+        """A window function written in SQL, its columns already resolved."""
+        order = window.args.get("order")
+        return WindowFunction(
+            expr=Expr.of(window),
+            partition_by=tuple(GroupKey(Expr.of(key), None, key.sql()) for key in window.args.get("partition_by") or ()),
+            # The text is Spark SQL, read with Spark's null placement: sqlglot's Spark dialect
+            # fills in the placement Spark uses when none is written.
+            order_by=tuple(
+                SortItem(Expr.of(key.this), SortOptions(bool(key.args.get("desc")), bool(key.args.get("nulls_first"))),
+                         None, key.sql())
+                for key in (order.expressions if order is not None else ())
+            ),
+            ranking=is_ranking(window.this),
         )
 
     def window_use(self, window: CWindow, uses) -> WindowUse:
@@ -474,11 +551,24 @@ class Builder:
         cols = [replace(c, expr=exp.column(c.name or "")) for c in frame.columns]
         trees, windows = [], []
         uses: dict[int, list] = {}
+        generated: tuple[GeneratorCall, exp.Expression] | None = None
         for index, (name, arg) in enumerate(pairs):
             if not isinstance(name, str):
                 return self.opaque(op, f".{op.kind} of a name known at run time")
             expr = literal_or_column(arg.value)
-            tree = self.resolve(expr, frame)
+            try:
+                generator = self.generator(CAlias(expr, name), frame, False)
+            except NotUnderstood as error:
+                return self.opaque(op, error.reason)
+            if generator is not None:
+                if generated is not None or len(generator[0].names) != 1:
+                    return self.opaque(op, f".{op.kind} of a generator of several columns")
+                generated = generator
+                tree = exp.column(name)
+            else:
+                tree = self.resolve(expr, frame)
+                if contains_generator(tree):
+                    return self.opaque(op, "a generator inside an expression")
             trees.append(tree)
             for window in window_calls(expr):
                 windows.append(window)
@@ -493,8 +583,12 @@ class Builder:
                 columns[position] = column
                 cols[position] = col
         node = frame.node
-        if windows:
-            node = self.window(node, windows, frame, op, uses)
+        if generated is not None:
+            if windows or _has_window(trees):
+                return self.opaque(op, "a generator beside a window")
+            node = generate(node, generated[0], generated[1], None, self.span(op.call))
+        if windows or _has_window(trees):
+            node = self.window(node, windows, frame, op, uses, trees)
         project = Project(children=(node,), span=self.span(op.call), columns=tuple(columns))
         built = Frame(project, tuple(cols), True, (), frame.alias)
         return self.order_guard(built, [literal_or_column(arg.value) for _, arg in pairs], op)
@@ -910,7 +1004,7 @@ class Builder:
         """Spark's name for a column expression, and its resolved tree (an `Alias` kept)."""
         if isinstance(expr, CSql) and select_expr:
             try:
-                written = sqlglot.parse_one(f"SELECT {expr.text}", read=self.config.dialect).expressions[0]
+                written = sqlglot.parse_one(f"SELECT {expr.text}", read=sql_dialect(self.config.dialect)).expressions[0]
             except SqlglotError:
                 return Name(None, False), self.opaque_tree()
             tree = self.qualify(written, frame)
@@ -928,7 +1022,7 @@ class Builder:
 
     def sql_name(self, expr: CSql) -> Name:
         try:
-            node = sqlglot.parse_one(expr.text, read=self.config.dialect)
+            node = sqlglot.parse_one(expr.text, read=sql_dialect(self.config.dialect))
         except SqlglotError:
             return Name(None, False)
         return Name(output_name(node, expr.text), False)
@@ -946,7 +1040,7 @@ class Builder:
 
         text = sql(expr, ref, self.opaques)
         try:
-            tree = sqlglot.parse_one(text, read=self.config.dialect)
+            tree = sqlglot.parse_one(text, read=sql_dialect(self.config.dialect))
         except SqlglotError:
             return self.opaque_tree()
         tree = _strip_parens(tree)
@@ -1040,6 +1134,10 @@ class Builder:
 
 
 # --- helpers ------------------------------------------------------------------------------------
+
+
+def _has_window(trees: Iterable[exp.Expression]) -> bool:
+    return any(next(sql_windows(tree), None) is not None for tree in trees)
 
 
 def _flatten(args: Iterable[Arg]) -> list[Arg]:

@@ -98,6 +98,9 @@ FUNCTIONS: dict[str, Function] = {
     "unix_timestamp": Function("cl", defaults=(_FORMAT,)),
     "from_unixtime": Function("cl", defaults=(_FORMAT,)), "timestamp_seconds": Function(),
     "to_utc_timestamp": Function("cl"), "from_utc_timestamp": Function("cl"),
+    # generators: a select of one becomes a Generate node (sortlint.plan.generators)
+    "explode": Function(), "explode_outer": Function(), "posexplode": Function(),
+    "posexplode_outer": Function(), "inline": Function(), "inline_outer": Function(),
 }
 
 # Functions that Spark names differently from `name(args)`, beside the table's `pretty`.

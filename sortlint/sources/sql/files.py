@@ -17,7 +17,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-import sqlglot
 from sqlglot.errors import TokenError
 from sqlglot.tokens import Token, TokenType
 
@@ -103,7 +102,7 @@ def tokenize_file(path: Path, raw: str, dialect: str) -> tuple[list[Token], tupl
 def failure_offset(text: str, dialect: str) -> int:
     """Where the token the tokenizer fails on begins: after the last good token and what
     the tokenizer skips (whitespace, complete comments)."""
-    tokenizer = sqlglot.Dialect.get_or_raise(dialect).tokenizer()
+    tokenizer = sql_dialect(dialect).tokenizer()
     try:
         tokenizer.tokenize(text)
     except TokenError:
@@ -198,4 +197,4 @@ def _comments_after(text: str, tokens: Sequence[Token], last: int, dialect: str)
 
 
 def _tokenize(text: str, dialect: str) -> list[Token]:
-    return sqlglot.Dialect.get_or_raise(dialect).tokenize(text)
+    return sql_dialect(dialect).tokenize(text)

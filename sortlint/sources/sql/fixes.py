@@ -31,7 +31,9 @@ class SqlFixes:
     def drop_sort_key(self, context: FixContext, sort: n.Sort, index: int) -> list[Edit] | None:
         return remove_items(context.unit, [item.span for item in sort.keys], {index})
 
-    def reorder_group_keys(self, context: FixContext, aggregate: n.Aggregate, order: list[int]) -> Rewrite:
+    def reorder_group_keys(self, context: FixContext, aggregate: n.Aggregate, order: list[int]) -> Rewrite | None:
+        if aggregate.implicit_keys:
+            return None  # GROUP BY ALL: the order is the select list's
         spans = [key.span for key in aggregate.keys]
         return Rewrite(lambda: reorder_items(context.unit, spans, order))
 
@@ -40,7 +42,7 @@ class SqlFixes:
     ) -> list[Edit] | None:
         """Drop the key; rewrite the select items that showed it, under their old names."""
         project = _select_list(aggregate, context)
-        if project is None:
+        if project is None or aggregate.implicit_keys:
             return None
         unit, key = context.unit, aggregate.keys[index]
         edits = remove_items(unit, [k.span for k in aggregate.keys], {index})
