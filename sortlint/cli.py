@@ -57,6 +57,13 @@ def parser() -> argparse.ArgumentParser:
     review.add_argument("--api-url", metavar="URL", help="the API's address (GITHUB_API_URL, CI_API_V4_URL)")
     review.add_argument("--dry-run", action="store_true", help="print the review as JSON instead of posting it")
 
+    coverage = commands.add_parser(
+        "coverage", help="how much sortlint analyses: statements, opaque nodes by reason, findings per rule"
+    )
+    coverage.add_argument("paths", nargs="*", type=Path, default=[Path(".")], metavar="PATH")
+    _common(coverage)
+    coverage.add_argument("--output-format", choices=("text", "json"), default="text")
+
     explain = commands.add_parser("explain", help="print each statement's plan and properties")
     explain.add_argument("file", type=Path)
     _common(explain)
@@ -459,6 +466,18 @@ def _print_diff(outcomes, out) -> None:
             )
 
 
+def run_coverage(args) -> int:
+    from sortlint.report import coverage
+
+    config = _config(args, args.paths)
+    args.jobs = 1  # the plans are kept by the process that builds them
+    result, findings = _checking(args, args.paths, config)
+    report = coverage.coverage(result.files, findings, result.all_errors)
+    render = coverage.render_json if args.output_format == "json" else coverage.render_text
+    print(render(report), end="")
+    return EXIT_CLEAN
+
+
 def run_explain(args) -> int:
     from sortlint.linter.lint import analyse_statement
     from sortlint.report.explain import render_statement
@@ -598,6 +617,7 @@ def run_verify(args) -> int:
 COMMANDS = {
     "check": run_check,
     "review": run_review,
+    "coverage": run_coverage,
     "explain": run_explain,
     "catalog": run_catalog,
     "contracts": run_contracts,

@@ -85,8 +85,12 @@ def project(node: n.Project, analysis: Analysis) -> Properties:
         for column in node.columns
         if counts[column.name.lower()] == 1
     ]
+    # A column a `*` passes through under the name of a listed output (`withColumn` over
+    # columns not all known replaces it) is that output's name: it carries nothing more.
+    listed = set(counts)
     for alias in node.passthrough:
-        mapping += [(c, Expr.column(c.column_name)) for c in _mentioned_columns(props) if _qualifier(c) == alias]
+        mapping += [(c, Expr.column(c.column_name)) for c in _mentioned_columns(props)
+                    if _qualifier(c) == alias and (c.column_name or "").lower() not in listed]
     return props.project(mapping)
 
 

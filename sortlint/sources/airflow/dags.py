@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import os
 import re
+from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path, PurePath
 from typing import Any
@@ -16,24 +17,28 @@ from sortlint.files import read_source
 from sortlint.sources.airflow.macros import rendered_units
 from sortlint.sources.frontend import Reading
 from sortlint.sources.opaque import opaque_unit
-from sortlint.sources.python.constants import UNKNOWN, Evaluator, dotted_name
+from sortlint.sources.python.constants import UNKNOWN, Evaluator, dotted_name, format_text
 from sortlint.sources.python.strings import (
     Field,
+    FormatField,
     MappedText,
     SourceSpans,
+    apply_formatting,
     decode,
     is_bytes,
     is_string,
 )
-from sortlint.sources.sql.placeholders import field_placeholder
+from sortlint.sources.sql.placeholders import FormatSource, field_placeholder
 from sortlint.units import Unit
 
 TEMPLATE_SUFFIXES = (".sql", ".hql")
 SQL_KEYWORDS = ("sql", "hql")
 MAPPING_METHODS = ("partial", "expand")
+# A hook's methods that run the SQL they are given (first argument, or sql= / hql=).
+HOOK_METHODS = frozenset({"run", "run_cli", "get_records", "get_first", "get_pandas_df", "get_df"})
 
-MAYBE_DAG = re.compile(r"Operator\b")
-MAYBE_SQL = re.compile(r"\b[sh]ql\s*=")
+MAYBE_DAG = re.compile(r"Operator\b|Hook\b")
+MAYBE_SQL = re.compile(r"\b[sh]ql\s*=|\.(?:run|run_cli|get_records|get_first|get_pandas_df|get_df)\(")
 
 
 def dag_units(path: Path, raw: str, reading: Reading) -> list[Unit] | None:
@@ -43,13 +48,15 @@ def dag_units(path: Path, raw: str, reading: Reading) -> list[Unit] | None:
     module = DagModule.parse(path, raw)
     units: list[Unit] = []
     seen: set[tuple] = set()
-    for operator in module.operators:
-        for item in module.sql_items(operator):
-            key = item.key
-            if key in seen:
-                continue  # a constant two operators share is analysed once
-            seen.add(key)
-            units += item.units(module, reading.config)
+    items = [item for operator in module.operators for item in module.sql_items(operator)]
+    # A template formatted in several places is several statements of one literal.
+    formats = Counter(id(item.node) for item in {item.key: item for item in items}.values())
+    for item in items:
+        key = item.key
+        if key in seen:
+            continue  # a constant two operators share is analysed once
+        seen.add(key)
+        units += item.units(module, reading.config, formats[id(item.node)])
     return sorted(units, key=lambda u: (u.path != path, str(u.path), u.start))
 
 
@@ -61,6 +68,9 @@ class DagInfo:
 
 @dataclass
 class OperatorCall:
+    """An operator (or a hook) given SQL: what it is, the keyword, the SQL expression, its DAG
+    and params. A hook's SQL is not a template: Airflow renders only operators' fields."""
+
     name: str
     keyword: str
     value: Any  # the sql= expression
@@ -84,9 +94,10 @@ class DagModule(Evaluator):
         self.operators: list[OperatorCall] = []
         self.templates: set[Path] = set()  # template files already analysed from this DAG
         only = collector.dags[0] if len(collector.dags) == 1 else None
-        for name, keyword, value, dag, dag_name, params in collector.operators:
-            dag = dag or (self.named_dags.get(dag_name) if dag_name else None) or only
-            self.operators.append(OperatorCall(name, keyword, value, dag, params))
+        for name, keyword, value, dag, dag_name, params, templated in collector.operators:
+            if templated:
+                dag = dag or (self.named_dags.get(dag_name) if dag_name else None) or only
+            self.operators.append(OperatorCall(name, keyword, value, dag if templated else None, params))
 
     @classmethod
     def parse(cls, path: Path, raw: str) -> DagModule:
@@ -120,6 +131,8 @@ class DagModule(Evaluator):
         kind = type(node).__name__
         if is_string(node) and not is_bytes(node):
             yield SqlItem(operator, node, None)
+        elif (formatted := self._formatted(node)) is not None:
+            yield SqlItem(operator, formatted[0], None, formatted[1])
         elif kind in ("List", "Tuple"):
             for element in node.elements:
                 if type(element).__name__ == "StarredElement":
@@ -131,6 +144,54 @@ class DagModule(Evaluator):
         else:
             yield SqlItem(operator, node, f"{operator.keyword}= of {operator.name} is {_describe(node)}, "
                                           "computed at run time: not analysed")
+
+    def _formatted(self, node: Any) -> tuple[Any, Formatting] | None:
+        """`"...".format(...)` or `"..." % ...` of a string literal (or of a name bound to
+        one): the literal and the formatting's arguments."""
+        kind = type(node).__name__
+        if kind == "Call" and type(node.func).__name__ == "Attribute" and node.func.attr.value == "format":
+            template = self._literal(node.func.value)
+            if template is None:
+                return None
+            positional = tuple(a.value for a in node.args if a.keyword is None and not a.star)
+            keywords = tuple((a.keyword.value, a.value) for a in node.args if a.keyword is not None)
+            spread = tuple(a.value for a in node.args if a.star == "**")
+            if any(a.star == "*" for a in node.args):
+                return None
+            return template, Formatting("format", positional, keywords, spread)
+        if kind == "BinaryOperation" and type(node.operator).__name__ == "Modulo":
+            template = self._literal(node.left)
+            if template is None:
+                return None
+            right = node.right
+            if type(right).__name__ == "Tuple":
+                return template, Formatting("%", tuple(e.value for e in right.elements))
+            if type(right).__name__ == "Dict" or (type(right).__name__ == "Name" and isinstance(self.evaluate(right), dict)):
+                return template, Formatting("%", (), (), (right,))
+            return template, Formatting("%", (right,))
+        return None
+
+    def _literal(self, node: Any, depth: int = 0) -> Any:
+        """A string literal node, or the one a name is bound to."""
+        if is_string(node) and not is_bytes(node) and type(node).__name__ != "FormattedString":
+            return node
+        if type(node).__name__ == "Name" and depth < 20:
+            bound = self.binding(node.value)
+            return self._literal(bound, depth + 1) if bound is not None else None
+        return None
+
+    def argument(self, formatting: Formatting, key: int | str) -> Any:
+        """The value of a formatting's argument, UNKNOWN when not known before run time."""
+        if isinstance(key, int):
+            return self.evaluate(formatting.positional[key]) if key < len(formatting.positional) else UNKNOWN
+        for name, node in formatting.keywords:
+            if name == key:
+                return self.evaluate(node)
+        for node in formatting.spread:
+            mapping = self.evaluate(node)
+            if isinstance(mapping, dict) and key in mapping:
+                return mapping[key]
+        return UNKNOWN
 
     def params(self, operator: OperatorCall) -> dict[str, Any]:
         """Params a template sees: the DAG's, updated with the operator's own (or, when it
@@ -167,19 +228,34 @@ class DagModule(Evaluator):
         return paths
 
 
+@dataclass(frozen=True)
+class Formatting:
+    """`str.format` ("format") or `%` applied to a literal: its arguments' nodes; `spread`
+    the mappings of `**mapping` (or the mapping of `% {...}`)."""
+
+    style: str
+    positional: tuple = ()
+    keywords: tuple = ()
+    spread: tuple = ()
+
+
 @dataclass
 class SqlItem:
-    """One value an operator runs: a string literal, or something not analysed (`reason`)."""
+    """One value an operator runs: a string literal (formatted, when `formatting` says so),
+    or something not analysed (`reason`)."""
 
     operator: OperatorCall
     node: Any
     reason: str | None
+    formatting: Formatting | None = None
 
     @property
     def key(self) -> tuple:
-        return (id(self.node),)
+        return (id(self.node), id(self.formatting) if self.formatting is not None else None)
 
-    def units(self, dag: DagModule, config: Config) -> list[Unit]:
+    def units(self, dag: DagModule, config: Config, uses: int = 1) -> list[Unit]:
+        """The SQL units of the value; `uses`: how many formattings read the same literal
+        (an edit of it would change each)."""
         start, end = dag.spans(self.node)
         if self.reason is not None:
             return [opaque_unit(dag.path, dag.raw, start, end, self.reason)]
@@ -188,6 +264,24 @@ class SqlItem:
             return self._template(dag, config, value.strip(), start, end)
         params = dag.params(self.operator)
         mapped = decode(self.node, dag.raw, dag.spans, lambda info: _field_text(dag, info, config.dialect))
+        if self.formatting is not None:
+            formatting = self.formatting
+            template = mapped.text
+
+            def field_text(field: FormatField, before: str) -> str:
+                text = format_text(field, formatting.style, dag.argument(formatting, field.key))
+                if text is not UNKNOWN:
+                    return text
+                return field_placeholder(FormatSource(field.source, before, field.end), template, config.dialect)
+
+            formatted = apply_formatting(mapped, formatting.style, field_text)
+            if formatted is None:
+                reason = f"{self.operator.keyword}= of {self.operator.name} is a string formatted in a way not followed"
+                return [opaque_unit(dag.path, dag.raw, start, end, reason)]
+            mapped = formatted
+            if uses > 1:
+                mapped = replace(mapped, refusal=f"the string is formatted in {uses} places: "
+                                                 "an edit would change the SQL of each")
         return rendered_units(dag.path, dag.raw, mapped, params, config, (start, end))
 
     def _template(self, dag: DagModule, config: Config, name: str, start: int, end: int) -> list[Unit]:
@@ -330,6 +424,33 @@ def _collector_class() -> type:
             self.pushed: list[int] = []
             self.known: dict[int, DagInfo] = {}
 
+        def _hook_call(self, node: Any) -> tuple[str, str, Any] | None:
+            """`SomeHook(...).run(sql)`, `hook.run_cli(hql=...)` (a name bound to a hook), or
+            `SomeHook(sql=...)`: (what runs it, the argument's keyword, the SQL node)."""
+            func = node.func
+            kwargs = _kwargs(node)
+            name = _last_name(func)
+            if name is not None and name.endswith("Hook"):
+                keyword = next((k for k in SQL_KEYWORDS if k in kwargs), None)
+                return (name, keyword, kwargs[keyword]) if keyword else None
+            if type(func).__name__ != "Attribute" or func.attr.value not in HOOK_METHODS:
+                return None
+            receiver = func.value
+            if type(receiver).__name__ == "Name":  # bound to hooks (in one function or another)
+                bound = self.bindings.get(receiver.value, [])
+                makers = {_last_name(b.func) for b in bound if type(b).__name__ == "Call"}
+                made = makers.pop() if len(makers) == 1 and len(bound) == sum(
+                    type(b).__name__ == "Call" for b in bound) else None
+            else:
+                made = _last_name(receiver.func) if type(receiver).__name__ == "Call" else None
+            if made is None or not made.endswith("Hook"):
+                return None
+            keyword = next((k for k in SQL_KEYWORDS if k in kwargs), None)
+            if keyword is not None:
+                return f"{made}.{func.attr.value}", keyword, kwargs[keyword]
+            positional = [a.value for a in node.args if a.keyword is None and not a.star]
+            return (f"{made}.{func.attr.value}", "sql", positional[0]) if positional else None
+
         def _dag(self, call: Any) -> DagInfo:
             if id(call) not in self.known:
                 info = DagInfo(call, _kwargs(call) if call is not None else {})
@@ -402,6 +523,10 @@ def _collector_class() -> type:
         def visit_Call(self, node: Any) -> None:
             if _is_dag_call(node):
                 self._dag(node)
+            hook = self._hook_call(node)
+            if hook is not None:
+                self.operators.append((*hook, None, None, None, False))
+                return
             name = _operator_class(node.func)
             if name is None:
                 return
@@ -418,7 +543,7 @@ def _collector_class() -> type:
                     self.operators.append((
                         name, keyword, kwargs[keyword], self.stack[-1] if self.stack else None,
                         dag_name.value if type(dag_name).__name__ == "Name" else None,
-                        kwargs.get("params", kwargs.get("partial:params")),
+                        kwargs.get("params", kwargs.get("partial:params")), True,
                     ))
 
     return Collector

@@ -39,6 +39,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 import sqlglot
 from sqlglot import exp
@@ -58,12 +59,14 @@ from sortlint.plan.nodes import (
     WindowFunction, Write,
 )
 from sortlint.plan.statement import Statement, build_statement
+from sortlint.units import Unit
 from sortlint.sources.pyspark.columns import (
     Name, Opaques, direction, is_ranking_call, literal_or_column, name_or_column, pretty, sql,
 )
 from sortlint.sources.pyspark.values import (
     AggregateDetail, Arg, CAlias, CCall, CExpr, Column, COpaque, CRef, CSort, CSql, CStar,
-    CWindow, Op, Pipeline, PyDict, PyList, PyValue, Range, SpecKey, walk, window_calls,
+    CWindow, Instance, Op, Pipeline, PyDict, PyList, PyValue, Range, SpecKey, UserFunction, walk,
+    window_calls,
 )
 
 GENERATOR_FUNCTIONS = frozenset({
@@ -166,11 +169,15 @@ class Builder:
         self.qualifiers: set[str] = set()
         self.opaques = Opaques()
         self.refs = itertools.count()
+        # The frames a called function's parameters stand for (by the placeholder's id), and
+        # whether the ops being built are another file's (their positions are not this one's).
+        self.bindings: dict[int, Frame] = {}
+        self.foreign = False
 
     # --- spans ---------------------------------------------------------------------------------
 
     def span(self, where: Range | None) -> Span | None:
-        if where is None:
+        if where is None or self.foreign:
             return None
         return Span(where[0] - self.base, where[1] - self.base)
 
@@ -316,6 +323,40 @@ class Builder:
 
     def op_opaque(self, op: Op) -> Frame:
         return self.opaque(op, str(op.detail))
+
+    # functions of the job
+
+    def op_param(self, op: Op) -> Frame:
+        """A function's parameter: the caller's DataFrame where a call binds it, else unknown."""
+        bound = self.bindings.get(id(op))
+        if bound is not None:
+            return bound
+        param = op.detail
+        return self.opaque(op, f"{param.reason} of {param.function.name}()")  # type: ignore[attr-defined]
+
+    def op_call(self, op: Op) -> Frame:
+        """A call of a function of the job: the function's operations over the caller's
+        DataFrames. Those operations are linted where the function is (its own pipelines),
+        the caller's here: the call is an Alias whose origin is the function, and each
+        argument's plan under it an Alias whose origin is this unit again."""
+        instance: Instance = op.detail  # type: ignore[assignment]
+        arguments = []
+        for index in range(len(op.inputs)):
+            frame = self.bare(self.input(op, index))
+            node = Alias(children=(frame.node,), alias=frame.alias or "", columns=frame.names, origin=self.unit)
+            arguments.append(replace(frame, node=node))
+        bindings = {key: arguments[index] for key, index in instance.positions.items()}
+        saved = self.bindings, self.foreign, dict(self.frames)
+        self.bindings = {**self.bindings, **bindings}
+        self.frames.update(bindings)
+        self.foreign = self.foreign or instance.foreign
+        try:
+            inner = self.bare(self.frame(instance.template))
+        finally:
+            self.bindings, self.foreign, self.frames = saved
+        node = Alias(children=(inner.node,), span=self.span(op.extent), alias="", columns=inner.names,
+                     origin=function_unit(instance.function))
+        return replace(inner, node=node)
 
     def op_merge(self, op: Op) -> Frame:
         return self.opaque(op, str(op.detail))
@@ -544,9 +585,13 @@ class Builder:
         return self.with_columns(op, pairs)
 
     def with_columns(self, op: Op, pairs: list[tuple[object, Arg]]) -> Frame:
+        """The input's columns, each new one added (or put in place of the one of its name).
+        Over columns not all known, the others pass through by name (a `*`), in an order
+        not known."""
         frame = self.input(op)
-        if not frame.complete:
+        if not frame.complete and (any(c.name is None for c in frame.columns) or not frame.unknown):
             return self.opaque(op, f".{op.kind} over columns not all known")
+        passthrough = () if frame.complete else frame.unknown
         columns = [OutputColumn(c.name or "", Expr.of(c.expr), None, False, c.expr) for c in frame.columns]
         cols = [replace(c, expr=exp.column(c.name or "")) for c in frame.columns]
         trees, windows = [], []
@@ -589,8 +634,8 @@ class Builder:
             node = generate(node, generated[0], generated[1], None, self.span(op.call))
         if windows or _has_window(trees):
             node = self.window(node, windows, frame, op, uses, trees)
-        project = Project(children=(node,), span=self.span(op.call), columns=tuple(columns))
-        built = Frame(project, tuple(cols), True, (), frame.alias)
+        project = Project(children=(node,), span=self.span(op.call), columns=tuple(columns), passthrough=passthrough)
+        built = Frame(project, tuple(cols), not passthrough, ("",) if passthrough else (), frame.alias)
         return self.order_guard(built, [literal_or_column(arg.value) for _, arg in pairs], op)
 
     def op_withColumnRenamed(self, op: Op) -> Frame:
@@ -874,8 +919,17 @@ class Builder:
         left, right = self.bare(self.input(op, 0)), self.bare(self.input(op, 1))
         if op.kind == "unionByName":
             allow = op.kwarg("allowMissingColumns")
-            if allow is not None and not (isinstance(allow.value, PyValue) and allow.value.value is False):
-                return self.opaque(op, ".unionByName(allowMissingColumns=True)")
+            missing = allow is not None and not (isinstance(allow.value, PyValue) and allow.value.value is False)
+            if missing and not (isinstance(allow.value, PyValue) and allow.value.value is True):
+                return self.opaque(op, ".unionByName with allowMissingColumns known at run time")
+            if missing:
+                # Each side gets the other's columns it lacks, as NULLs: the left's columns
+                # first, then the right's others, in their order.
+                if not (left.complete and right.complete and left.names and right.names):
+                    return self.opaque(op, ".unionByName of columns not all known")
+                extra = [c for c in right.columns if _by_name(left, c.name or "") is None]
+                left = self.with_nulls(left, [c.name or "" for c in extra])
+                right = self.with_nulls(right, [c.name or "" for c in left.columns])
             right = self.reordered(right, left)
             if right is None:
                 return self.opaque(op, ".unionByName of columns not all known")
@@ -888,6 +942,18 @@ class Builder:
 
     op_union = op_unionAll = op_unionByName = op_intersect = op_intersectAll = set_operation
     op_subtract = op_exceptAll = set_operation
+
+    def with_nulls(self, frame: Frame, names: list[str]) -> Frame:
+        """The frame with a NULL column for each of `names` it does not have."""
+        absent = [name for name in names if _by_name(frame, name) is None]
+        if not absent:
+            return frame
+        null = exp.Null()
+        columns = [OutputColumn(c.name or "", Expr.of(c.expr), None, False, c.expr) for c in frame.columns]
+        columns += [OutputColumn(name, Expr.of(null), None, True, exp.alias_(null.copy(), name)) for name in absent]
+        cols = [replace(c, expr=exp.column(c.name or "")) for c in frame.columns]
+        cols += [Col(name, exp.column(name), ("null", name)) for name in absent]
+        return Frame(Project(children=(frame.node,), columns=tuple(columns)), tuple(cols), True)
 
     def reordered(self, frame: Frame, like: Frame) -> Frame | None:
         if not frame.complete or not like.complete:
@@ -1134,6 +1200,18 @@ class Builder:
 
 
 # --- helpers ------------------------------------------------------------------------------------
+
+
+def function_unit(function: UserFunction) -> Unit:
+    """The text of a function, as the origin of its operations where it is called."""
+    made = getattr(function, "unit", None)
+    if made is None:
+        reader = function.reader
+        start, end = reader.range(function.node)  # type: ignore[attr-defined]
+        made = Unit(path=getattr(reader, "path", None) or Path(function.name), text=reader.raw[start:end],  # type: ignore[attr-defined]
+                    start=start, raw=reader.raw, kind="pyspark")  # type: ignore[attr-defined]
+        function.unit = made  # type: ignore[attr-defined]
+    return made
 
 
 def _has_window(trees: Iterable[exp.Expression]) -> bool:

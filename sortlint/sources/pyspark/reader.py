@@ -29,11 +29,12 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from sortlint.sources.pyspark.columns import FUNCTIONS, column_name, literal_or_column, name_or_column
 from sortlint.sources.pyspark.values import (
     AggregateDetail, Arg, Bound, CAlias, CCall, CCase, CExpr, CLit, Column, COp, COpaque, CRef,
-    CSort, CSql, CStar, CWindow, DataFrame, FunctionRef, Grouped, Module, Op, PyDict, PyList,
-    PyValue, Range, Reader, Session, Sink, SpecKey, SqlSource, SqlText, Unknown, Value,
+    CSort, CSql, CStar, CWindow, DataFrame, Formatting, FunctionRef, Grouped, Instance, Module, Op, PyDict,
+    PyList, PyValue, Range, Reader, Session, Sink, SpecKey, SqlSource, SqlText, Unknown, UserFunction, Value,
     WindowSpec, Writer,
 )
 from sortlint.sources.python import constants
+from sortlint.sources.python.strings import MappedText, apply_formatting, format_fields
 from sortlint.units import line_starts
 
 FUNCTIONS_MODULE = "pyspark.sql.functions"
@@ -77,6 +78,12 @@ SPARK_ONLY_METHODS = frozenset("""
     withColumn withColumns withColumnRenamed withColumnsRenamed selectExpr groupBy orderBy
     sortWithinPartitions dropDuplicates repartition repartitionByRange unionByName crossJoin
     createOrReplaceTempView createTempView writeTo
+""".split())
+# Methods that make a parameter of a function a DataFrame: Spark's own, and the common ones
+# another library's object has too (the call binds a DataFrame only when it is given one).
+PARAMETER_METHODS = SPARK_ONLY_METHODS | frozenset("""
+    select filter where join union distinct drop alias limit agg write transform sort cache
+    persist dropna fillna na
 """.split())
 # Actions: what they do with the rows.
 RESULT_ACTIONS = frozenset("""
@@ -135,6 +142,21 @@ class SessionBuilder(Value):
     pass
 
 
+@dataclass(eq=False)
+class Param(Unknown):
+    """A parameter of the function being read: unknown, but a DataFrame method called on it
+    makes it the function's placeholder for a DataFrame argument."""
+
+    function: UserFunction | None = None
+
+
+@dataclass(eq=False)
+class RepoModule(Value):
+    """A module of the repository the job imports (`import helpers`): its names."""
+
+    reader: JobReader
+
+
 @dataclass
 class Scope:
     names: dict[str, Value] = field(default_factory=dict)
@@ -170,9 +192,13 @@ class JobReader:
     `spark.sql` string that can be analysed, in source order), `functions` (the name
     `pyspark.sql.functions` is imported under)."""
 
-    def __init__(self, raw: str, strings) -> None:
+    def __init__(self, raw: str, strings, modules=None, imported: bool = False, path=None) -> None:
         self.raw = raw
-        self.strings = strings  # (reader, node) -> SqlText | None, see sortlint.sources.pyspark.units
+        self.path = path
+        self.strings = strings  # (reader, value) -> SqlText | None, see sortlint.sources.pyspark.units
+        # (dotted module, relative level) -> the JobReader of a module of the repository, or None
+        self.modules = modules
+        self.imported = imported  # read for another file's sake: its functions' positions are not that file's
         try:
             self.module = cst.parse_module(raw)
         except cst.ParserSyntaxError as error:
@@ -184,9 +210,12 @@ class JobReader:
         self.functions: str | None = None
         self.ops: list[Op] = []
         self.consumed: set[int] = set()
-        self._pending: list[tuple[Sequence[cst.BaseStatement], Scope, Sequence[str]]] = []
+        self._pending: list[UserFunction] = []
         self._sql_cache: dict[int, SqlText | None] = {}
         self.scope = Scope()  # the names of the statement being read
+        self.module_scope = Scope()
+        self.current: UserFunction | None = None  # the function whose body is being read
+        self.returns: set[int] = set()  # the sinks a `return` made (by id)
         self.constants = _ScopeConstants(self)
 
     # --- positions -------------------------------------------------------------------------
@@ -204,14 +233,11 @@ class JobReader:
     # --- statements ------------------------------------------------------------------------
 
     def run(self) -> None:
-        module_scope = Scope()
-        self.block(self.module.body, module_scope)
+        self.block(self.module.body, self.module_scope)
         while self._pending:
-            body, scope, params = self._pending.pop(0)
-            inner = scope.copy()
-            for name in params:
-                inner.names[name] = Unknown(f"the parameter {name}", name)
-            self.block(body, inner)
+            function = self._pending.pop(0)
+            if function.state == "new":
+                self.read_function(function)
         for op in self.ops:
             if id(op) not in self.consumed and op.extent is not None:
                 self.sinks.append(Sink(op, "result", op.extent[1], extent=op.extent))
@@ -228,9 +254,11 @@ class JobReader:
             for small in node.body:
                 self.small(small, scope)
         elif isinstance(node, cst.FunctionDef):
-            params = [p.name.value for p in _parameters(node.params)]
-            self._pending.append((_body(node.body), scope, params))
-            scope.names[node.name.value] = Unknown(f"the function {node.name.value}")
+            params = tuple(p.name.value for p in _parameters(node.params))
+            function = UserFunction(node.name.value, node, params, scope, self)
+            self._pending.append(function)
+            scope.names[node.name.value] = function if not node.decorators else Unknown(
+                f"the decorated function {node.name.value}")
         elif isinstance(node, cst.ClassDef):
             self.block(_body(node.body), scope.copy())
             scope.names[node.name.value] = Unknown(f"the class {node.name.value}")
@@ -322,7 +350,9 @@ class JobReader:
         elif isinstance(node, cst.Return):
             if node.value is not None:
                 value = self.expression(node.value, scope)
-                self.escape(value, self.range(node.value))
+                if self.current is not None:
+                    self.current.returns.append(value)
+                self.returned(value, self.range(node.value))
         elif isinstance(node, (cst.Import, cst.ImportFrom)):
             self.imports(node, scope)
 
@@ -343,6 +373,14 @@ class JobReader:
         if isinstance(node, cst.Import):
             for alias in node.names:
                 path = _dotted(alias.name)
+                module = self.modules(path, 0) if self.modules is not None else None
+                if module is not None:
+                    local = _dotted(alias.asname.name) if alias.asname is not None else None
+                    if local is not None:
+                        scope.names[local] = RepoModule(module)
+                    elif "." not in path:
+                        scope.names[path] = RepoModule(module)
+                    continue
                 if alias.asname is not None:
                     local = _dotted(alias.asname.name)
                     scope.names[local] = self.module_value(path)
@@ -354,8 +392,11 @@ class JobReader:
                     scope.names[first] = Module(first)
             return
         if node.relative or node.module is None:
+            self.repository_import(node, scope)
             return
         base = _dotted(node.module)
+        if self.repository_import(node, scope):
+            return
         if isinstance(node.names, cst.ImportStar):
             if _canonical(base) == FUNCTIONS_MODULE:
                 for name in FUNCTIONS:
@@ -368,6 +409,25 @@ class JobReader:
             local = _dotted(alias.asname.name) if alias.asname is not None else name
             scope.names[local] = self.module_value(f"{base}.{name}")
             self.note_functions(local, scope.names[local])
+
+    def repository_import(self, node: cst.ImportFrom, scope: Scope) -> bool:
+        """`from helpers import clean` of a module of the repository: its names. False when the
+        module is not one of the repository's."""
+        if self.modules is None or isinstance(node.names, cst.ImportStar):
+            return False
+        level = len(node.relative)
+        module = self.modules(_dotted(node.module) if node.module is not None else "", level)
+        if module is None:
+            return False
+        for alias in node.names:
+            name = _dotted(alias.name)
+            local = _dotted(alias.asname.name) if alias.asname is not None else name
+            found = module.module_scope.names.get(name)
+            if found is None and self.modules is not None:  # `from package import module`
+                sub = self.modules(f"{_dotted(node.module)}.{name}" if node.module is not None else name, level)
+                found = RepoModule(sub) if sub is not None else None
+            scope.names[local] = found if found is not None else Unknown(name, name)
+        return True
 
     def note_functions(self, local: str, value: Value) -> None:
         if isinstance(value, Module) and value.path == FUNCTIONS_MODULE and self.functions is None:
@@ -420,6 +480,9 @@ class JobReader:
             return PyDict(tuple(items))
         if isinstance(node, cst.Subscript):
             return self.subscript(node, scope)
+        if isinstance(node, cst.Lambda):
+            params = tuple(p.name.value for p in _parameters(node.params))
+            return UserFunction("<lambda>", node, params, scope, self)
         if isinstance(node, cst.BinaryOperation):
             left = self.expression(node.left, scope)
             right = self.expression(node.right, scope)
@@ -496,12 +559,12 @@ class JobReader:
         text = self.constants.field_value(info)
         return None if text is constants.UNKNOWN else text
 
-    def sql_text(self, literal: cst.BaseExpression) -> SqlText | None:
-        """The SQL of a string literal, made once per literal (a constant read by two
-        `spark.sql` calls is one SQL unit)."""
-        key = id(literal)
+    def sql_text(self, value: PyValue) -> SqlText | None:
+        """The SQL of a string literal (formatted, when it is), made once per literal (a
+        constant read by two `spark.sql` calls is one SQL unit)."""
+        key = id(value.literal) if value.formatting is None else id(value)
         if key not in self._sql_cache:
-            text = self.strings(self, literal)
+            text = self.strings(self, value)
             self._sql_cache[key] = text
             if text is not None:
                 self.sql_texts.append(text)
@@ -540,12 +603,44 @@ class JobReader:
                 elif operator in _FLIPPED:
                     left, right, operator = right, left, _FLIPPED[operator]
             return Column(COp(operator, (literal_or_column(left), literal_or_column(right))))
+        if isinstance(left, PyValue) and isinstance(left.value, str) and operator == "%":
+            return self.percent(left, right)
         if isinstance(left, PyValue) and isinstance(right, PyValue) and left.known and right.known:
             folded = constants.fold(operator, left.value, right.value)
             return Unknown("an operation on constants") if folded is constants.UNKNOWN else PyValue(folded)
-        if isinstance(left, PyValue) and isinstance(left.value, str) and operator == "%":
-            return Unknown("a string built at run time")
         return Unknown("an operation")
+
+    def percent(self, template: PyValue, right: Value) -> Value:
+        """`template % value`, `% (a, b)`, `% {"name": value}`."""
+        if isinstance(right, PyList):
+            return self.formatted(template, "%", [item.value for item in right.items], [])
+        if isinstance(right, PyDict):
+            keywords = [(k.value.value, v.value) for k, v in right.items
+                        if isinstance(k.value, PyValue) and isinstance(k.value.value, str)]
+            return self.formatted(template, "%", [], keywords, len(keywords) == len(right.items))
+        return self.formatted(template, "%", [right], [])
+
+    def formatted(self, template: PyValue, style: str, positional: list[Value],
+                  keywords: list[tuple[str, Value]], keywords_known: bool = True) -> Value:
+        """`template.format(...)` / `template % ...` of a string literal: the text when every
+        field's value is known, and the formatting, from which `spark.sql` reads the SQL with
+        a placeholder for each field whose value is not."""
+        if template.literal is None or template.fstring or template.formatting is not None:
+            return Unknown("a string built at run time")
+        formatting = Formatting(style, tuple(positional), tuple(keywords), keywords_known)
+        fields = format_fields(str(template.value), style)
+        if fields is None:
+            return Unknown("a string formatted in a way not followed")
+        texts = []
+        for field in fields[0]:
+            argument = formatting.argument(field.key)
+            value = argument.value if isinstance(argument, PyValue) and argument.known else constants.UNKNOWN
+            texts.append(constants.format_text(field, style, value))
+        text = None
+        if all(t is not constants.UNKNOWN for t in texts):
+            text = apply_formatting(MappedText(str(template.value), ()), style,
+                                    lambda field, before: texts[fields[0].index(field)]).text
+        return PyValue(text, template.literal, fstring=text is None, formatting=formatting)
 
     # --- attributes ------------------------------------------------------------------------
 
@@ -589,6 +684,11 @@ class JobReader:
             if name in DATAFRAME_ATTRIBUTES:
                 return Bound(receiver, name, dot, name_at)
             return Column(CRef(name, receiver.op))
+        if isinstance(receiver, Param) and name in PARAMETER_METHODS:
+            return self.attribute(DataFrame(self.placeholder(receiver)), name, dot, name_at, node)
+        if isinstance(receiver, RepoModule):
+            found = receiver.reader.module_scope.names.get(name)
+            return found if found is not None else Unknown(f"{name} of an imported module", name)
         if isinstance(receiver, Unknown) and name in SPARK_ONLY_METHODS | {"write"}:
             opaque = self.new_op("opaque", detail=f"a DataFrame from elsewhere ({receiver.name or receiver.reason})",
                                  extent=self.range(node.value))
@@ -623,6 +723,8 @@ class JobReader:
             else:
                 args.append(self.arg(value, argument))
         span = self.range(node)
+        if isinstance(function, UserFunction):
+            return self.call_function(function, tuple(args), tuple(kwargs), span)
         if isinstance(function, Bound):
             result = self.method(function, tuple(args), tuple(kwargs), node, span)
         elif isinstance(function, FunctionRef):
@@ -692,6 +794,10 @@ class JobReader:
         if isinstance(receiver, WindowSpec):
             return self.window_method(receiver, bound, args, kwargs, span)
         if isinstance(receiver, PyValue) and isinstance(receiver.value, str):
+            if name == "format":
+                keywords = [(k, a.value) for k, a in kwargs if k != "**"]
+                return self.formatted(receiver, "format", [a.value for a in args], keywords,
+                                      all(k != "**" for k, _ in kwargs))
             return Unknown("a string built at run time")
         for arg in [*args, *(a for _, a in kwargs)]:
             self.escape(arg.value, arg.span)
@@ -702,7 +808,7 @@ class JobReader:
             return self.source("table", _string(args[0]), span, args)
         if name == "sql" and args:
             text = args[0].value
-            sql = self.sql_text(text.literal) if isinstance(text, PyValue) and text.literal is not None else None
+            sql = self.sql_text(text) if isinstance(text, PyValue) and text.literal is not None else None
             if sql is not None:
                 return DataFrame(self.new_op("sql", extent=span, detail=SqlSource(sql)))
             reason = "the SQL is built at run time: not analysable"
@@ -722,6 +828,9 @@ class JobReader:
         name = bound.name
         call = (bound.dot, span[1])
         extent = span
+        if name == "transform" and args and isinstance(args[0].value, UserFunction):
+            receiver = Arg(DataFrame(op), (span[0], bound.dot), self.text((span[0], bound.dot)))
+            return self.call_function(args[0].value, (receiver, *args[1:]), kwargs, span)
         if name in ("groupBy", "groupby", "rollup", "cube"):
             return Grouped(op, "groupBy" if name == "groupby" else name, args, call, bound.name_at)
         if name in TRANSFORMATIONS:
@@ -771,8 +880,9 @@ class JobReader:
                                      bound.name_at, extent, detail=bound.name))
 
     def as_frame(self, arg: Arg) -> Op:
-        if isinstance(arg.value, DataFrame):
-            return arg.value.op
+        found = self.dataframe_of(arg.value)
+        if found is not None:
+            return found
         return self.new_op("opaque", extent=arg.span, detail=f"a DataFrame from elsewhere ({arg.text})")
 
     def grouped_method(self, grouped: Grouped, bound: Bound, args, kwargs, span) -> Value:
@@ -802,6 +912,131 @@ class JobReader:
         elif isinstance(value, PyList):
             for item in value.items:
                 self.escape(item.value, item.span)
+
+    # --- functions of the job --------------------------------------------------------------
+
+    def read_function(self, function: UserFunction) -> None:
+        """Read a function's body once, its parameters unknown (`Param`): its own pipelines
+        are analysed so, and what it returns and writes of its parameters is its summary."""
+        function.state = "reading"
+        saved = self.scope, self.current
+        inner = function.scope.copy()  # type: ignore[attr-defined]
+        for name in function.params:
+            inner.names[name] = Param(f"the parameter {name}", name, function)
+        first_sink = len(self.sinks)
+        self.current = function
+        try:
+            node = function.node
+            if isinstance(node, cst.Lambda):
+                self.scope = inner
+                value = self.expression(node.body, inner)
+                function.returns.append(value)
+                self.returned(value, self.range(node.body))
+            else:
+                self.block(_body(node.body), inner)  # type: ignore[attr-defined]
+        finally:
+            self.scope, self.current = saved
+        function.sinks = [sink for sink in self.sinks[first_sink:]
+                          if id(sink) not in self.returns and self.reaches(sink.op, function)]
+        returned = function.returns
+        function.result = returned[0] if len(returned) == 1 else (
+            self.merge(list(returned)) if returned else Unknown(f"the result of {function.name}()"))
+        function.state = "read"
+
+    def returned(self, value: Value, span: Range) -> None:
+        """A function returns the value: to code the reader cannot follow, a result (the
+        function's own pipeline); to a call it follows, the call's value (not a sink of it)."""
+        first = len(self.sinks)
+        self.escape(value, span)
+        self.returns.update(id(sink) for sink in self.sinks[first:])
+
+    def placeholder(self, param: Param) -> Op:
+        """The op standing for a parameter's DataFrame in its function's body."""
+        function = param.function
+        assert function is not None
+        if param.name not in function.placeholders:
+            function.placeholders[param.name] = self.new_op("param", detail=param)
+        return function.placeholders[param.name]
+
+    def reaches(self, op: Op, function: UserFunction) -> bool:
+        """Whether `op` is made from a placeholder of `function`."""
+        wanted = {id(p) for p in function.placeholders.values()}
+        seen: set[int] = set()
+        stack = [op]
+        while stack:
+            current = stack.pop()
+            if id(current) in seen:
+                continue
+            seen.add(id(current))
+            if id(current) in wanted:
+                return True
+            stack.extend(current.inputs)
+        return False
+
+    def call_function(self, function: UserFunction, args: tuple[Arg, ...], kwargs, span: Range) -> Value:
+        """A call of a function of the job: its summary applied to the arguments. Each
+        parameter it uses as a DataFrame stands for the argument's DataFrame; each sink of its
+        body that reads one is a sink of the caller's DataFrame here; what it returns is made
+        from the arguments."""
+        if function.state == "new":
+            function.reader.read_function(function)  # type: ignore[attr-defined]
+        given: dict[str, Arg] = {}
+        for name, arg in zip(function.params, args):
+            if not arg.indirect:
+                given[name] = arg
+        for key, arg in kwargs:
+            if key in function.params:
+                given[key] = arg
+        if function.state != "read":  # a recursive call
+            for arg in [*args, *(a for _, a in kwargs)]:
+                self.escape(arg.value, arg.span)
+            return Unknown(f"a recursive call of {function.name}()")
+        inputs: list[Op] = []
+        positions: dict[int, int] = {}
+        for name, placeholder in function.placeholders.items():
+            arg = given.get(name)
+            op = self.dataframe_of(arg.value) if arg is not None else None
+            if op is None:
+                what = arg.text if arg is not None else f"the default of {name}"
+                op = self.new_op("opaque", detail=f"a DataFrame from elsewhere ({what})")
+            positions[id(placeholder)] = len(inputs)
+            inputs.append(op)
+        for name, arg in given.items():
+            if name not in function.placeholders:
+                self.escape(arg.value, arg.span)
+        inputs_tuple = tuple(inputs)
+        for sink in function.sinks:
+            instance = Op("call", inputs_tuple, extent=span, detail=Instance(function, sink.op, positions))
+            self.sinks.append(replace(sink, op=instance, at=span[1], call=None, extent=span))
+        for op in inputs:
+            self.consume(op)
+        return self.returned_value(function, function.result, given, inputs_tuple, positions, span)
+
+    def returned_value(self, function: UserFunction, result: Value | None, given: dict[str, Arg],
+                       inputs: tuple[Op, ...], positions: dict[int, int], span: Range) -> Value:
+        """What a call returns: the function's result made from the call's arguments (each
+        item of a returned tuple too)."""
+        if isinstance(result, Param) and result.function is function:  # `return df`
+            passed = given.get(result.name)
+            return passed.value if passed is not None else Unknown(f"the result of {function.name}()")
+        if isinstance(result, DataFrame) and self.reaches(result.op, function):
+            made = self.new_op("call", inputs, extent=span, detail=Instance(function, result.op, positions))
+            return DataFrame(made)
+        if isinstance(result, PyList):
+            items = tuple(replace(item, value=self.returned_value(function, item.value, given, inputs, positions, span))
+                          for item in result.items)
+            return PyList(items)
+        if isinstance(result, (DataFrame, PyValue)):
+            return result
+        return Unknown(f"the result of {function.name}()")
+
+    def dataframe_of(self, value: Value) -> Op | None:
+        """The DataFrame a value holds; a parameter's placeholder, when passed on."""
+        if isinstance(value, DataFrame):
+            return value.op
+        if isinstance(value, Param) and value.function is not None:
+            return self.placeholder(value)
+        return None
 
     # --- pyspark.sql.functions ---------------------------------------------------------------
 

@@ -23,15 +23,18 @@ Checking a file that never mentions Spark does not import libcst.
 from __future__ import annotations
 
 import re
+from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 from sortlint.errors import UserError
 from sortlint.sources.frontend import Reading
 from sortlint.sources.opaque import opaque_unit
-from sortlint.sources.pyspark.values import Column, Pipeline, PyDict, PyList, SqlText, window_calls
-from sortlint.sources.python.strings import decode, is_bytes
+from sortlint.sources.pyspark.values import Column, Pipeline, PyDict, PyList, PyValue, SqlText, window_calls
+from sortlint.sources.python.constants import UNKNOWN, format_text
+from sortlint.sources.python.strings import FormatField, apply_formatting, decode, is_bytes
 from sortlint.sources.sql.files import mapped_statements
-from sortlint.sources.sql.placeholders import field_placeholder
+from sortlint.sources.sql.placeholders import FormatSource, field_placeholder
 from sortlint.units import Unit
 
 KIND = "pyspark"
@@ -45,8 +48,9 @@ def pyspark_units(path: Path, raw: str, reading: Reading) -> list[Unit] | None:
     from sortlint.sources.pyspark.reader import JobReader, ReadError
 
     dialect = reading.config.dialect
+    modules = RepositoryModules(path, reading.config.root, dialect)
     try:
-        reader = JobReader(raw, lambda reader, node: _sql_text(reader, node, dialect))
+        reader = JobReader(raw, lambda reader, value: _sql_text(reader, value, dialect), modules, path=path)
         reader.run()
     except ReadError as error:
         if "pyspark" not in raw:
@@ -60,14 +64,71 @@ def pyspark_units(path: Path, raw: str, reading: Reading) -> list[Unit] | None:
     return units
 
 
+# --- modules of the repository ---------------------------------------------------------------------
+
+
+class RepositoryModules:
+    """The modules of the repository a job imports, found as Python finds them from the job's
+    folder or from the repository's root (or its `src/`), each read once per process: their
+    functions are followed where the job calls them."""
+
+    cache: dict[tuple, object] = {}  # (path, size, mtime) -> its JobReader, or None while read
+
+    def __init__(self, path: Path, root: Path, dialect: str) -> None:
+        self.folder = path.resolve().parent
+        self.root = root.resolve()
+        self.dialect = dialect
+
+    def __call__(self, dotted: str, level: int):
+        found = self.find(dotted, level)
+        if found is None:
+            return None
+        stat = found.stat()
+        key = (found, stat.st_size, stat.st_mtime_ns)
+        if key in self.cache:
+            return self.cache[key]  # None while it is being read: an import cycle
+        self.cache[key] = None
+        self.cache[key] = self.read(found)
+        return self.cache[key]
+
+    def find(self, dotted: str, level: int) -> Path | None:
+        parts = [p for p in dotted.split(".") if p]
+        if level:
+            bases = [self.folder.parents[level - 2] if level > 1 else self.folder]
+        else:
+            bases = [self.folder, *self.folder.parents, self.root / "src"]
+            bases = [b for b in bases if b == self.root / "src" or b == self.root or self.root in b.parents]
+        for base in bases:
+            candidate = base.joinpath(*parts)
+            for path in (candidate.with_suffix(".py") if parts else None, candidate / "__init__.py"):
+                if path is not None and path.is_file():
+                    return path.resolve()
+        return None
+
+    def read(self, path: Path):
+        from sortlint.sources.pyspark.reader import JobReader, ReadError
+
+        try:
+            raw = path.read_text(encoding="utf-8-sig")
+            reader = JobReader(raw, lambda reader, value: _sql_text(reader, value, self.dialect),
+                               RepositoryModules(path, self.root, self.dialect), imported=True, path=path)
+            reader.run()
+        except (OSError, UnicodeDecodeError, ReadError, RecursionError):
+            return None
+        _sql_units(path, raw, reader, self.dialect)  # the SQL its functions run, for their callers
+        return reader
+
+
 # --- spark.sql strings ----------------------------------------------------------------------------
 
 
-def _sql_text(reader, node, dialect: str) -> SqlText | None:
-    """The SQL of a string literal node, with its map into the file (None for bytes). An
-    f-string field of unknown value is a placeholder: kept as written inside a SQL string or
-    comment, a word when glued to one, a quoted name elsewhere - a name nothing is known
+def _sql_text(reader, value: PyValue, dialect: str) -> SqlText | None:
+    """The SQL of a string literal, formatted when it is (`.format(...)`, `%`), with its map
+    into the file (None for bytes, or a template Python would not format). An f-string field
+    or a format field of unknown value is a placeholder: kept as written inside a SQL string
+    or comment, a word when glued to one, a quoted name elsewhere - a name nothing is known
     about."""
+    node = value.literal
     if is_bytes(node):
         return None
 
@@ -76,6 +137,22 @@ def _sql_text(reader, node, dialect: str) -> SqlText | None:
         return constant if constant is not None else field_placeholder(info, reader.raw, dialect)
 
     mapped = decode(node, reader.raw, reader.range, field_text)
+    formatting = value.formatting
+    if formatting is not None:
+        template = mapped.text
+
+        def format_field(field: FormatField, before: str) -> str:
+            argument = formatting.argument(field.key)
+            known = argument.value if isinstance(argument, PyValue) and argument.known else UNKNOWN
+            text = format_text(field, formatting.style, known)
+            if text is not UNKNOWN:
+                return text
+            return field_placeholder(FormatSource(field.source, before, field.end), template, dialect)
+
+        formatted = apply_formatting(mapped, formatting.style, format_field)
+        if formatted is None:
+            return None
+        mapped = formatted
     return SqlText(mapped.text, mapped, mapped.to_raw(0), reader.range(node))
 
 
@@ -84,8 +161,13 @@ def _sql_units(path: Path, raw: str, reader, dialect: str) -> list[Unit]:
     reads the string finds its unit on the `SqlText` (`units`). A `spark.sql` of a query
     built at run time is an opaque unit."""
     units: list[Unit] = []
+    uses = Counter(sql.span for sql in reader.sql_texts)
     for sql in reader.sql_texts:
-        made = mapped_statements(path, raw, sql.offsets, dialect)
+        offsets = sql.offsets
+        if uses[sql.span] > 1:  # one template formatted in several places: each reads it
+            offsets = replace(offsets, refusal=f"the string is formatted in {uses[sql.span]} places: "
+                                               "an edit would change the SQL of each")
+        made = mapped_statements(path, raw, offsets, dialect)
         sql.units = tuple(made)
         units += made
     for op in reader.ops:

@@ -57,13 +57,32 @@ class SqlText:
 
 
 @dataclass(eq=False)
+class Formatting:
+    """`template.format(...)` or `template % ...`: the style ("format" or "%") and the
+    arguments' values."""
+
+    style: str
+    positional: tuple[Value, ...] = ()
+    keywords: tuple[tuple[str, Value], ...] = ()
+    keywords_known: bool = True  # False: some come from a `**mapping` not known here
+
+    def argument(self, key: int | str) -> Value | None:
+        if isinstance(key, int):
+            return self.positional[key] if key < len(self.positional) else None
+        return next((value for name, value in self.keywords if name == key), None)
+
+
+@dataclass(eq=False)
 class PyValue(Value):
     """A Python constant: str, int, float, bool or None. A string read from a literal keeps the
-    literal's node (`spark.sql` reads SQL from it); an f-string's `value` is None."""
+    literal's node (`spark.sql` reads SQL from it), with the formatting applied to it
+    (`"...".format(...)`, `"..." % ...`); an f-string's or a formatted string's `value` is None
+    when a field's value is not known."""
 
     value: object
     literal: object = None  # the libcst string node
     fstring: bool = False
+    formatting: Formatting | None = None
 
     @property
     def known(self) -> bool:
@@ -98,6 +117,41 @@ class FunctionRef(Value):
 @dataclass(eq=False)
 class Session(Value):
     pass
+
+
+@dataclass(eq=False)
+class UserFunction(Value):
+    """A function of the job, or of a module of the repository the job imports (a lambda too),
+    read once: what it returns, and the sinks its body makes of its parameters' DataFrames,
+    with a placeholder `Op` ("param") standing for each parameter used as a DataFrame. A call
+    applies that summary to its arguments (`Instance`)."""
+
+    name: str
+    node: object  # the libcst FunctionDef or Lambda
+    params: tuple[str, ...]
+    scope: object  # the names its body sees (its module's, live)
+    reader: object  # the JobReader of its file
+    state: str = "new"  # new, reading, read
+    placeholders: dict[str, Op] = field(default_factory=dict)
+    returns: list[Value] = field(default_factory=list)
+    result: Value | None = None
+    sinks: list[Sink] = field(default_factory=list)  # sinks of its body that read a parameter
+
+
+@dataclass(eq=False)
+class Instance:
+    """The detail of an `Op` of kind "call": a function's summary applied at a call. The op's
+    inputs are the arguments' DataFrames; `positions` maps each placeholder (by id) to the
+    input it stands for; `template` is what the function made of the placeholders."""
+
+    function: UserFunction
+    template: Op
+    positions: dict[int, int]
+
+    @property
+    def foreign(self) -> bool:
+        """The function is in another file (its positions are not this file's)."""
+        return bool(getattr(self.function.reader, "imported", False))
 
 
 @dataclass(eq=False)

@@ -18,7 +18,7 @@ import os
 from pathlib import Path, PurePath
 from typing import Any
 
-from sortlint.sources.python.strings import Field, SourceSpans, decode, is_bytes, is_string
+from sortlint.sources.python.strings import Field, FormatField, SourceSpans, decode, is_bytes, is_string
 
 
 class _Unknown:
@@ -89,6 +89,22 @@ def formatted(value: Any, conversion: str | None, has_format_spec: bool) -> Any:
     return convert(value)
 
 
+def format_text(field: FormatField, style: str, value: Any) -> Any:
+    """What Python writes for a known argument in a field of `str.format` (style "format")
+    or `%` (style "%"); UNKNOWN when the value is not a plain constant or does not format."""
+    if value is UNKNOWN or isinstance(value, (list, tuple, dict, PurePath)):
+        return UNKNOWN
+    try:
+        if style == "%":
+            return ("%" + (field.format_spec or "s")) % (value,) if field.conversion is None else (
+                repr(value) if field.conversion == "r" else ascii(value))
+        convert = {"r": repr, "a": ascii, "s": str}.get(field.conversion or "s", str)
+        converted = convert(value) if field.conversion else value
+        return format(converted, field.format_spec)
+    except (TypeError, ValueError):
+        return UNKNOWN
+
+
 class Evaluator:
     """Evaluates expressions of one Python file. A front end says what its names hold by
     overriding `name_value`; `file` is the path `__file__` names (None: unknown)."""
@@ -135,6 +151,13 @@ class Evaluator:
             return UNKNOWN
         if kind == "Call":
             return self._call(node, depth)
+        if kind == "Subscript" and len(node.slice) == 1 and type(node.slice[0].slice).__name__ == "Index":
+            container = self.evaluate(node.value, depth + 1)
+            key = self.evaluate(node.slice[0].slice.value, depth + 1)
+            if isinstance(container, dict) and isinstance(key, (str, int)):
+                return container.get(key, UNKNOWN)
+            if isinstance(container, list) and isinstance(key, int) and -len(container) <= key < len(container):
+                return container[key]
         return UNKNOWN
 
     def field_value(self, info: Field, depth: int = 0) -> Any:
@@ -177,6 +200,10 @@ class Evaluator:
                 return value if isinstance(value, PurePath) else UNKNOWN
             return UNKNOWN
         last = name.rsplit(".", 1)[-1]
+        if name == "Variable.get" or name.endswith(".Variable.get"):
+            # Airflow's Variable.get("x", default_var=...): analysed with its default
+            default = keywords.get("default_var", keywords.get("default", positional[1] if len(positional) > 1 else None))
+            return UNKNOWN if default is None else self.evaluate(default, depth + 1)
         if last.endswith("Param"):  # Airflow's Param(default, ...) / Param(default=...)
             default = keywords.get("default", positional[0] if positional else None)
             return UNKNOWN if default is None else self.evaluate(default, depth + 1)

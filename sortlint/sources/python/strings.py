@@ -551,3 +551,114 @@ class _Builder:
         origin = self.pieces[0].content_start if self.pieces else 0
         return MappedText("".join(self.chars), tuple(self.segments), tuple(self.pieces), self.raw,
                           origin, _newline_of(self.raw))
+
+
+# ---------------------------------------------------------------------------------------------
+# `str.format` and `%` applied to a literal
+
+
+@dataclass(frozen=True)
+class FormatField:
+    """A replacement field of a template: `{name!r:>3}` of `str.format`, or `%(name)s` / `%s`
+    of `%`. `key` is the argument it reads: a position (int) or a name; [start, end) is where
+    it is in the template's value; `source` its text there."""
+
+    key: int | str
+    start: int
+    end: int
+    source: str
+    conversion: str | None = None
+    format_spec: str = ""
+
+
+_PERCENT = re.compile(r"%(?:\((?P<name>[^)]*)\))?(?P<flags>[-#0 +]*)(?P<width>\*|\d+)?(?:\.(?P<precision>\*|\d+))?(?P<type>[diouxXeEfFgGcrsa%])")
+
+
+def format_fields(text: str, style: str) -> tuple[list[FormatField], list[tuple[int, int, str]]] | None:
+    """The replacement fields of a `str.format` template (style "format") or a `%` template
+    (style "%"), and the escapes (`{{`, `}}`, `%%`) with the one character each stands for.
+    None when the template is not one Python would format."""
+    fields: list[FormatField] = []
+    escapes: list[tuple[int, int, str]] = []
+    if style == "%":
+        position = 0
+        counter = 0
+        while True:
+            at = text.find("%", position)
+            if at < 0:
+                return fields, escapes
+            match = _PERCENT.match(text, at)
+            if match is None:
+                return None
+            if match.group("type") == "%":
+                escapes.append((at, match.end(), "%"))
+            else:
+                if "*" in (match.group("width") or "") + (match.group("precision") or ""):
+                    return None
+                name = match.group("name")
+                key: int | str = name if name is not None else counter
+                counter += name is None
+                spec = match.group(0)[1:] if name is None else match.group(0)[len(name) + 3:]
+                conversion = {"r": "r", "a": "a"}.get(match.group("type"))
+                fields.append(FormatField(key, at, match.end(), match.group(0), conversion,
+                                          "" if spec in ("s", "r", "a") else spec))
+            position = match.end()
+    position = 0
+    counter = 0
+    length = len(text)
+    while position < length:
+        char = text[position]
+        if char in "{}" and text.startswith(char * 2, position):
+            escapes.append((position, position + 2, char))
+            position += 2
+            continue
+        if char == "}":
+            return None
+        if char != "{":
+            position += 1
+            continue
+        close = text.find("}", position)
+        if close < 0 or "{" in text[position + 1 : close]:
+            return None  # nested fields (`{x:{width}}`) are not followed
+        inside = text[position + 1 : close]
+        name, _, spec = inside.partition(":")
+        name, _, conversion = name.partition("!")
+        if name == "":
+            key = counter
+            counter += 1
+        elif name.isdigit():
+            key = int(name)
+        elif name.isidentifier():
+            key = name
+        else:
+            return None  # `{a.b}`, `{a[0]}`: an attribute or item of an argument
+        fields.append(FormatField(key, position, close + 1, text[position : close + 1], conversion or None, spec))
+        position = close + 1
+    return fields, escapes
+
+
+def apply_formatting(
+    template: MappedText, style: str, field_text: Callable[[FormatField, str], str]
+) -> MappedText | None:
+    """The template's value formatted: each field replaced by `field_text(field, before)`
+    (`before`: the formatted text up to it), each escape by its character, all of them opaque
+    segments no fix may edit. None when the template is not one Python would format."""
+    found = format_fields(template.text, style)
+    if found is None:
+        return None
+    fields, escapes = found
+    replacements: list[tuple[int, int, str, str]] = []
+    pieces = sorted([(f.start, f.end, f) for f in fields] + [(s, e, c) for s, e, c in escapes], key=lambda p: p[0])
+    built: list[str] = []
+    cursor = 0
+    for start, end, what in pieces:
+        built.append(template.text[cursor:start])
+        if isinstance(what, FormatField):
+            text = field_text(what, "".join(built))
+            reason = f"the format field {what.source}"
+        else:
+            text, reason = what, "an escaped character of a formatted string"
+        built.append(text)
+        replacements.append((start, end, text, reason))
+        cursor = end
+    return template.substitute(replacements)

@@ -15,6 +15,7 @@ may edit (the caller marks it opaque), chosen by where it stands (`SqlScanner`):
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Protocol
 
 
@@ -24,6 +25,16 @@ class FieldSource(Protocol):
     source: str  # `{expr}` as written
     before: str  # the string's value before it
     raw_end: int  # the raw offset after it
+
+
+@dataclass(frozen=True)
+class FormatSource:
+    """A field of `str.format` / `%` formatting, seen as a `FieldSource` of its template: its
+    text, the formatted text before it, and where it ends in the template."""
+
+    source: str
+    before: str
+    raw_end: int
 
 
 def placeholder(source: str, inner: str, state: str, before: str, after: str, dialect: str) -> str:
