@@ -90,9 +90,17 @@ KEYWORD_TYPES = frozenset(KEYWORDS.values())
 
 def names_for_keywords(tokens: list[Token]) -> list[Token]:
     """The tokens, with each keyword Spark would read as a name turned into one (in place)."""
+    last = len(tokens) - 1
     for index, token in enumerate(tokens):
         kind = token.token_type
-        if kind in KEYWORD_TYPES and KEYWORDS.get(token.text.upper()) == kind and _is_name(tokens, index):
+        if kind not in KEYWORD_TYPES:
+            continue
+        if kind in NEVER_NAMES and not (  # the common case, decided without looking further
+            (index > 0 and tokens[index - 1].token_type == T.DOT)
+            or (index < last and tokens[index + 1].token_type == T.DOT)
+        ):
+            continue
+        if KEYWORDS.get(token.text.upper()) == kind and _is_name(tokens, index):
             token.token_type = T.VAR
     return tokens
 
