@@ -28,6 +28,7 @@ from sortlint.sources.python.strings import (
     is_bytes,
     is_string,
 )
+from sortlint.sources.sql.files import with_run_time_fields
 from sortlint.sources.sql.placeholders import FormatSource, field_placeholder
 from sortlint.units import Unit
 
@@ -264,6 +265,7 @@ class SqlItem:
             return self._template(dag, config, value.strip(), start, end)
         params = dag.params(self.operator)
         mapped = decode(self.node, dag.raw, dag.spans, lambda info: _field_text(dag, info, config.dialect))
+        unknown: list[str] = []
         if self.formatting is not None:
             formatting = self.formatting
             template = mapped.text
@@ -272,6 +274,7 @@ class SqlItem:
                 text = format_text(field, formatting.style, dag.argument(formatting, field.key))
                 if text is not UNKNOWN:
                     return text
+                unknown.append(field.source)
                 return field_placeholder(FormatSource(field.source, before, field.end), template, config.dialect)
 
             formatted = apply_formatting(mapped, formatting.style, field_text)
@@ -282,7 +285,7 @@ class SqlItem:
             if uses > 1:
                 mapped = replace(mapped, refusal=f"the string is formatted in {uses} places: "
                                                  "an edit would change the SQL of each")
-        return rendered_units(dag.path, dag.raw, mapped, params, config, (start, end))
+        return with_run_time_fields(rendered_units(dag.path, dag.raw, mapped, params, config, (start, end)), unknown)
 
     def _template(self, dag: DagModule, config: Config, name: str, start: int, end: int) -> list[Unit]:
         searchpath = dag.searchpath(self.operator, config.root)

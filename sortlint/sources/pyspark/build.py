@@ -59,6 +59,7 @@ from sortlint.plan.nodes import (
     WindowFunction, Write,
 )
 from sortlint.plan.statement import Statement, build_statement
+from sortlint.sources.sql.files import build as build_sql
 from sortlint.units import Unit
 from sortlint.sources.pyspark.columns import (
     Name, Opaques, direction, is_ranking_call, literal_or_column, name_or_column, pretty, sql,
@@ -313,7 +314,7 @@ class Builder:
             reason = source.reason or "spark.sql of several statements"
             return Frame(Opaque(span=self.span(op.extent), reason=reason), (), False, ("",))
         unit = units[0]
-        statement = build_statement(unit, self.tables, self.config.dialect, self.config.target)
+        statement = build_sql(unit, self.tables, self.config)
         if statement.error is not None:
             return Frame(Opaque(span=self.span(op.extent), reason="SQL that does not parse"), (), False, ("",))
         if isinstance(statement.root, Write) or statement.defines is not None:

@@ -33,7 +33,7 @@ from sortlint.sources.opaque import opaque_unit
 from sortlint.sources.pyspark.values import Column, Pipeline, PyDict, PyList, PyValue, SqlText, window_calls
 from sortlint.sources.python.constants import UNKNOWN, format_text
 from sortlint.sources.python.strings import FormatField, apply_formatting, decode, is_bytes
-from sortlint.sources.sql.files import mapped_statements
+from sortlint.sources.sql.files import mapped_statements, with_run_time_fields
 from sortlint.sources.sql.placeholders import FormatSource, field_placeholder
 from sortlint.units import Unit
 
@@ -138,6 +138,7 @@ def _sql_text(reader, value: PyValue, dialect: str) -> SqlText | None:
 
     mapped = decode(node, reader.raw, reader.range, field_text)
     formatting = value.formatting
+    unknown: list[str] = []
     if formatting is not None:
         template = mapped.text
 
@@ -147,13 +148,14 @@ def _sql_text(reader, value: PyValue, dialect: str) -> SqlText | None:
             text = format_text(field, formatting.style, known)
             if text is not UNKNOWN:
                 return text
+            unknown.append(field.source)
             return field_placeholder(FormatSource(field.source, before, field.end), template, dialect)
 
         formatted = apply_formatting(mapped, formatting.style, format_field)
         if formatted is None:
             return None
         mapped = formatted
-    return SqlText(mapped.text, mapped, mapped.to_raw(0), reader.range(node))
+    return SqlText(mapped.text, mapped, mapped.to_raw(0), reader.range(node), run_time_fields=tuple(unknown))
 
 
 def _sql_units(path: Path, raw: str, reader, dialect: str) -> list[Unit]:
@@ -167,7 +169,7 @@ def _sql_units(path: Path, raw: str, reader, dialect: str) -> list[Unit]:
         if uses[sql.span] > 1:  # one template formatted in several places: each reads it
             offsets = replace(offsets, refusal=f"the string is formatted in {uses[sql.span]} places: "
                                                "an edit would change the SQL of each")
-        made = mapped_statements(path, raw, offsets, dialect)
+        made = with_run_time_fields(mapped_statements(path, raw, offsets, dialect), list(sql.run_time_fields))
         sql.units = tuple(made)
         units += made
     for op in reader.ops:

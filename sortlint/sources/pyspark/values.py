@@ -54,6 +54,7 @@ class SqlText:
     start: int  # raw offset of the literal's first character of content
     span: Range  # the whole literal expression
     units: tuple = ()  # its SQL units, one per statement (set by the front end)
+    run_time_fields: tuple[str, ...] = ()  # format fields whose values are known only at run time
 
 
 @dataclass(eq=False)

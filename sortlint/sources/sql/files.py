@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -22,6 +23,8 @@ from sqlglot.tokens import Token, TokenType
 
 from sortlint.config import Config
 from sortlint.errors import UserError, from_recursion
+from sortlint.plan.dialect import sql_dialect
+from sortlint.plan.nodes import Opaque, Span
 from sortlint.plan.statement import Statement, build_statement
 from sortlint.plan.tokens import Elision, tokenize
 from sortlint.units import OffsetMap, Unit, UnitTokens, line_starts, raw_location
@@ -39,9 +42,30 @@ def sql_units(path: Path, raw: str, reading: Reading) -> list[Unit]:
     return split_statements(path, raw, reading.config.dialect)
 
 
+@dataclass(frozen=True)
+class RunTimeFields:
+    """The payload of a SQL unit formatted at run time (`"...".format(x)` with `x` unknown):
+    `reason` says which fields are placeholders. Such a statement that does not parse is
+    not the user's error - its fields' values may make it valid - but not analysable."""
+
+    reason: str
+
+
 def build(unit: Unit, tables: TableLookup, config: Config) -> Statement:
     """The plan of a SQL unit."""
-    return build_statement(unit, tables, config.dialect, config.target)
+    statement = build_statement(unit, tables, config.dialect, config.target)
+    if statement.error is not None and isinstance(unit.payload, RunTimeFields):
+        reason = f"the SQL is formatted at run time ({unit.payload.reason}): not analysable"
+        return Statement(unit, Opaque(span=Span(0, len(unit.text)), reason=reason))
+    return statement
+
+
+def with_run_time_fields(units: list[Unit], fields: list[str]) -> list[Unit]:
+    """The units, marked as formatted with `fields` of values known only at run time."""
+    if not fields:
+        return units
+    reason = ", ".join(dict.fromkeys(fields))
+    return [replace(unit, payload=RunTimeFields(reason)) for unit in units]
 
 
 class MappedSql(OffsetMap, Protocol):

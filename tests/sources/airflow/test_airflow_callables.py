@@ -151,3 +151,33 @@ def test_the_fix_of_a_formatted_literal_is_written_in_the_literal(project):
     assert main(["check", "--fix", str(project / "dags" / "d.py"), "--config", str(project / "sortlint.yml")]) == 0
     assert (project / "dags" / "d.py").read_text() == textwrap.dedent(source).lstrip("\n").replace(
         " ORDER BY customer_id\"", "\"")
+
+
+def test_an_operator_executed_and_spark_sql_run_inside_callables(project):
+    found, result = run(project, '''
+        from airflow.decorators import task
+        from airflow.providers.apache.hive.operators.hive import HiveOperator
+        from pyspark.sql import SparkSession
+
+        @task
+        def rollup(**context):
+            HiveOperator(task_id="inner", hql="SELECT customer_id FROM customers ORDER BY customer_id").execute(context)
+            spark = SparkSession.builder.getOrCreate()
+            spark.sql("SELECT customer_id FROM customers ORDER BY customer_id").write.saveAsTable("x")
+    ''')
+    assert found == [(7, "SL001", "safe"), (9, "SL001", "safe")]
+    assert sorted({s.unit.kind for f in result.files for s in f.statements}) == ["pyspark", "sql"]
+
+
+def test_a_format_whose_unknown_fields_break_the_syntax_is_not_an_error(project):
+    found, result = run(project, '''
+        from airflow.providers.apache.hive.operators.hive import HiveOperator
+
+        def filters():
+            return "AND region = 'EU'"
+
+        HiveOperator(task_id="a", hql="SELECT customer_id FROM customers WHERE 1 = 1 {} ORDER BY 1".format(filters()))
+    ''')
+    assert found == []
+    (statement,) = [s for f in result.files for s in f.statements]
+    assert statement.root.reason == "the SQL is formatted at run time ({}): not analysable"

@@ -206,3 +206,17 @@ def test_union_by_name_allowing_missing_columns(repo):
     (statement,) = [s for f in result.files for s in f.statements]
     assert statement.outputs == ("host", "time", "level")
     assert opaque_reasons(result) == []
+
+
+def test_sql_whose_run_time_fields_break_its_syntax_is_not_an_error(repo):
+    # `{extra}` is "AND day <= '...'" or "" at run time: as a placeholder name it does not
+    # parse, which is no error of the user's; the statement is not analysed.
+    found, result = lint(repo, {"jobs/job.py": job("""
+        def load(day, extra):
+            q = "SELECT host FROM telemetry.events WHERE day >= '{day}' {extra} ORDER BY host"
+            return spark.sql(q.format(day=day, extra=extra))
+    """)})
+    assert found == []
+    assert opaque_reasons(result) == ["the SQL is formatted at run time: not analysable"]
+    (sql,) = [s for f in result.files for s in f.statements if s.unit.kind == "sql"]
+    assert sql.root.reason == "the SQL is formatted at run time ({day}, {extra}): not analysable"
