@@ -470,9 +470,14 @@ def run_coverage(args) -> int:
     from sortlint.report import coverage
 
     config = _config(args, args.paths)
-    args.jobs = 1  # the plans are kept by the process that builds them
-    result, findings = _checking(args, args.paths, config)
-    report = coverage.coverage(result.files, findings, result.all_errors)
+    report = coverage.Coverage()
+
+    def count(analysis, tables, reanalyse):  # each file's plans, counted and let go
+        report.add(analysis)
+        return analysis, tables
+
+    result, findings = _checking(args, args.paths, config, on_file=count)
+    report.close(len(result.files), findings, result.all_errors)
     render = coverage.render_json if args.output_format == "json" else coverage.render_text
     print(render(report), end="")
     return EXIT_CLEAN

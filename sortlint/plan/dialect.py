@@ -89,31 +89,45 @@ KEYWORD_TYPES = frozenset(KEYWORDS.values())
 
 
 def names_for_keywords(tokens: list[Token]) -> list[Token]:
-    """The tokens, with each keyword Spark would read as a name turned into one (in place)."""
+    """The tokens, with each keyword Spark would read as a name turned into one (in place).
+
+    One pass: the clause each token stands in (the nearest clause keyword before it at its
+    parenthesis depth) is kept on a stack as the tokens go by, so a statement of any length
+    costs one look at each token."""
     last = len(tokens) - 1
+    clauses: list[TokenType | None] = [None]  # the clause at each open parenthesis depth
     for index, token in enumerate(tokens):
         kind = token.token_type
-        if kind not in KEYWORD_TYPES:
-            continue
-        if kind in NEVER_NAMES and not (  # the common case, decided without looking further
-            (index > 0 and tokens[index - 1].token_type == T.DOT)
-            or (index < last and tokens[index + 1].token_type == T.DOT)
+        if (
+            kind in KEYWORD_TYPES
+            and not (kind in NEVER_NAMES and not (  # the common case, decided at once
+                (index > 0 and tokens[index - 1].token_type == T.DOT)
+                or (index < last and tokens[index + 1].token_type == T.DOT)))
+            and KEYWORDS.get(token.text.upper()) == kind
+            and _is_name(tokens, index, clauses[-1])
         ):
-            continue
-        if KEYWORDS.get(token.text.upper()) == kind and _is_name(tokens, index):
-            token.token_type = T.VAR
+            token.token_type = kind = T.VAR
+        if kind == T.L_PAREN:
+            clauses.append(None)
+        elif kind == T.R_PAREN:
+            if len(clauses) > 1:
+                clauses.pop()
+        elif kind in CLAUSES:
+            clauses[-1] = _clause_after(kind)
     return tokens
 
 
-def _is_name(tokens: list[Token], index: int) -> bool:
-    """Whether Spark reads the keyword at `index` as a name, from the tokens around it."""
+def _clause_after(kind: TokenType) -> TokenType:
+    """The clause a clause keyword starts: a join's tables are in FROM."""
+    return T.FROM if kind == T.JOIN else kind
+
+
+def _is_name(tokens: list[Token], index: int, clause: TokenType | None) -> bool:
+    """Whether Spark reads the keyword at `index`, standing in `clause`, as a name, from the
+    tokens around it."""
     kind = tokens[index].token_type
     preceding = _kind(tokens, index - 1)
     following = _kind(tokens, index + 1)
-
-    def clause() -> TokenType | None:
-        return _clause_of(tokens, index)
-
     if preceding == T.DOT:  # `t.values`
         return True
     if following == T.DOT and kind not in VALUES_OF_THEIR_OWN:  # `values.a`, `join.*`
@@ -123,12 +137,12 @@ def _is_name(tokens: list[Token], index: int) -> bool:
         return False
     if kind == T.ALIAS:
         if preceding in (T.SELECT, T.COMMA):  # `SELECT as, a FROM t`
-            return following in (T.FROM, T.COMMA) and clause() == T.SELECT
+            return following in (T.FROM, T.COMMA) and clause == T.SELECT
         # `FROM t AS WHERE ...` reads t under the name `AS` - unless the keyword after it is
         # the name: `FROM t AS limit`, `FROM t AS window WHERE ...`
         return (
-            preceding in TABLE_END and following in AFTER_TABLE
-            and _kind(tokens, index + 2) not in AFTER_TABLE and clause() == T.FROM
+            clause == T.FROM and preceding in TABLE_END and following in AFTER_TABLE
+            and _kind(tokens, index + 2) not in AFTER_TABLE
         )
     if preceding == T.ALIAS:  # `a AS from`, `FROM t AS limit`; not `CAST(a AS DATE)`
         return kind not in TYPES and (following in AFTER_NAME or following in AFTER_TABLE)
@@ -136,14 +150,19 @@ def _is_name(tokens: list[Token], index: int) -> bool:
         return _kind(tokens, index + 2) == T.L_PAREN
     if preceding in TABLE_BEFORE:  # `FROM values`, `JOIN join ON ...`
         return following in AFTER_TABLE or following in NAMES or following == T.ALIAS
-    if preceding in EXPRESSION_END and following in (T.FROM, T.COMMA, T.SEMICOLON) and clause() == T.SELECT:
+    if clause == T.SELECT and preceding in EXPRESSION_END and following in (T.FROM, T.COMMA, T.SEMICOLON):
         # `SELECT a from FROM t`: a column's alias without AS (`SELECT a FROM from` reads a table)
         if following == T.FROM and _kind(tokens, index + 2) not in (*NAMES, T.L_PAREN):
             return False
         return kind not in NOT_ALIASES
-    if preceding in TABLE_END and following in AFTER_TABLE and clause() == T.FROM:
+    if clause == T.FROM and preceding in TABLE_END and following in AFTER_TABLE:
         # `FROM t window WHERE ...`: a table's alias without AS (not `FROM t WHERE where > 1`)
-        return kind not in JOIN_WORDS and (index + 1 == len(tokens) or not _is_name(tokens, index + 1))
+        if kind in JOIN_WORDS:
+            return False
+        if index + 1 == len(tokens):
+            return True
+        after = _clause_after(kind) if kind in CLAUSES else clause
+        return not _is_name(tokens, index + 1, after)
     if preceding == T.DISTINCT:  # `SELECT DISTINCT from, ...`, not `IS DISTINCT FROM ...`
         return _kind(tokens, index - 2) == T.SELECT and following in AFTER_NAME
     if preceding in OPERAND_BEFORE:  # `WHERE values > 1`, `SELECT from FROM t`, `BY to`
@@ -168,23 +187,6 @@ def _kind(tokens: list[Token], index: int) -> TokenType:
 def _text(tokens: list[Token], index: int) -> str:
     token = _token(tokens, index)
     return token.text.upper() if token is not None else ""
-
-
-def _clause_of(tokens: list[Token], index: int) -> TokenType | None:
-    """The clause keyword the token at `index` stands in: the nearest one before it at its
-    parenthesis depth (a join counts as FROM); None at the start of a parenthesis."""
-    depth = 0
-    for position in range(index - 1, -1, -1):
-        kind = tokens[position].token_type
-        if kind == T.R_PAREN:
-            depth += 1
-        elif kind == T.L_PAREN:
-            if depth == 0:
-                return None
-            depth -= 1
-        elif depth == 0 and kind in CLAUSES:
-            return T.FROM if kind == T.JOIN else kind
-    return None
 
 
 class SortlintSpark(Spark):

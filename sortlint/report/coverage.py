@@ -49,23 +49,35 @@ class Coverage:
         }
 
 
-def coverage(files: Sequence, findings: Sequence[Finding], errors: Sequence) -> Coverage:
-    """The coverage of a check's files (`FileAnalysis`), findings and errors."""
-    result = Coverage(files=len(files), errors=len(errors))
-    result.statements = len(errors)
-    for file in files:
+    def add(self, file) -> None:
+        """Count the statements of one file's analysis (a `FileAnalysis` with its plans)."""
         for statement in file.statements:
-            result.statements += 1
-            result.kinds[statement.unit.kind] += 1
+            self.statements += 1
+            self.kinds[statement.unit.kind] += 1
             opaque = 0
             for node in own_nodes(statement.root, statement.unit):
-                result.nodes += 1
+                self.nodes += 1
                 if isinstance(node, n.Opaque):
                     opaque += 1
-                    result.opaque[reason_group(node.reason)] += 1
-            result.clean += opaque == 0
-    result.findings.update(f.code for f in findings)
-    return result
+                    self.opaque[reason_group(node.reason)] += 1
+            self.clean += opaque == 0
+
+    def close(self, files: int, findings: Sequence[Finding], errors: Sequence) -> Coverage:
+        """Add what the whole check found: its files, findings and errors (a statement
+        that does not parse or render is one of them)."""
+        self.files = files
+        self.errors = len(errors)
+        self.statements += len(errors)
+        self.findings.update(f.code for f in findings)
+        return self
+
+
+def coverage(files: Sequence, findings: Sequence[Finding], errors: Sequence) -> Coverage:
+    """The coverage of a check's files (`FileAnalysis`, with their plans), findings and errors."""
+    result = Coverage()
+    for file in files:
+        result.add(file)
+    return result.close(len(files), findings, errors)
 
 
 _NAMED = re.compile(r"\s*\([^()]*\)|`[^`]*`|'[^']*'|\"[^\"]*\"")

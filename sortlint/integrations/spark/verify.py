@@ -31,6 +31,7 @@ from sortlint.config.model import Config
 from sortlint.integrations.spark import stored_order
 from sortlint.integrations.spark.session import first_line, read_source
 from sortlint.integrations.spark.stored_order import Key, OrderCheck
+from sortlint.plan.dialect import sql_dialect
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -166,7 +167,7 @@ class _Runner:
                 table.replace(exp.Table(this=exp.to_identifier(view), alias=exp.TableAlias(this=exp.to_identifier(alias))))
         spark_sql = statement.sql(dialect="spark")
         # The ORDER BY as Spark reads the generated text: its null placement is Spark's.
-        regenerated = sqlglot.parse_one(spark_sql, read="spark")
+        regenerated = sqlglot.parse_one(spark_sql, read=sql_dialect("spark"))
         order = regenerated.args.get("order")
         return spark_sql, _order_keys_and_outputs(regenerated, list(order.expressions) if order else [])
 

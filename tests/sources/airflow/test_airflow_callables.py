@@ -38,7 +38,7 @@ def project(tmp_path: Path):
 def run(project: Path, source: str):
     path = project / "dags" / "d.py"
     path.write_text(textwrap.dedent(source).lstrip("\n"))
-    result = check([path], load_config(project / "sortlint.yml"))
+    result = check([path], load_config(project / "sortlint.yml"), plans=True)
     assert not result.all_errors, result.all_errors
     return [(f.line, f.code, f.fix.applicability if f.fix else None) for f in result.findings], result
 

@@ -38,7 +38,7 @@ def lint(repo: Path, files: dict[str, str], checked: str = "jobs/job.py"):
         path = repo / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(textwrap.dedent(text).lstrip("\n"))
-    result = check([repo / checked], load_config(repo / "sortlint.yml"), jobs=1)
+    result = check([repo / checked], load_config(repo / "sortlint.yml"), plans=True)
     assert not result.all_errors, result.all_errors
     return [(f.line, f.code) for f in result.findings], result
 

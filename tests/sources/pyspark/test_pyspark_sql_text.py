@@ -29,7 +29,7 @@ def lint(tmp_path: Path):
         path = tmp_path / "job.py"
         path.write_text("from pyspark.sql import SparkSession, functions as F\n\n"
                         "spark = SparkSession.builder.getOrCreate()\n" + textwrap.dedent(body).lstrip("\n"))
-        result = check([path], load_config(tmp_path / "sortlint.yml"), jobs=1)
+        result = check([path], load_config(tmp_path / "sortlint.yml"), plans=True)
         assert not result.all_errors, result.all_errors
         return [(f.line, f.code) for f in result.findings], [s.root for f in result.files for s in f.statements]
 
