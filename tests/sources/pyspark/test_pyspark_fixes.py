@@ -368,11 +368,13 @@ def test_sl301_sorts_the_rows_before_the_write(job):
         counts.write.mode("overwrite").saveAsTable("by_host")
         counts.orderBy("n").write.mode("append").saveAsTable("by_host")
         counts.orderBy(F.col("host").desc()).write.mode("append").saveAsTable("by_host")
+        counts.writeTo("by_host").append()
     ''')
-    assert findings(path) == [(2, "SL301"), (3, "SL301"), (4, "SL301")]
+    assert findings(path) == [(2, "SL301"), (3, "SL301"), (4, "SL301"), (5, "SL301")]
     assert fixed(path, "--unsafe-fixes") == textwrap.dedent('''\
         counts = spark.table("events").groupBy("host").count().withColumnRenamed("count", "n")
         counts.orderBy("host").write.mode("overwrite").saveAsTable("by_host")
         counts.orderBy("host").write.mode("append").saveAsTable("by_host")
         counts.orderBy("host").write.mode("append").saveAsTable("by_host")
+        counts.orderBy("host").writeTo("by_host").append()
     ''')
