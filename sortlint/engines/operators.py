@@ -224,11 +224,20 @@ def ranked(
     props: Properties, function: n.WindowFunction, partition_keys: list[SortKey], evidence: list[Evidence]
 ) -> Properties:
     """row_number/rank/dense_rank computed over rows that arrive in the window's order: the
-    rank grows with it (inside each partition), is never null, and row_number is unique."""
+    rank grows with it (inside each partition), and `rank_facts` hold."""
     props = props.with_ordering([*partition_keys, SortKey(function.expr, SortOptions())], evidence)
+    return rank_facts(props, function, evidence, [k.expr for k in partition_keys])
+
+
+def rank_facts(
+    props: Properties, function: n.WindowFunction, evidence: list[Evidence], partition: list[Expr] | None = None
+) -> Properties:
+    """What a rank says whatever order the rows leave in: it is never null, and row_number
+    is unique inside its partition."""
     props = props.with_not_null([function.expr])
     if isinstance(unwrap(function.expr.node.this), exp.RowNumber):
-        props = props.with_unique_key([*(k.expr for k in partition_keys), function.expr], evidence)
+        keys = [key.expr for key in function.partition_by] if partition is None else partition
+        props = props.with_unique_key([*keys, function.expr], evidence)
     return props
 
 
