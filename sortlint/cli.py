@@ -74,6 +74,11 @@ def _common(command: argparse.ArgumentParser) -> None:
     command.add_argument(
         "--incremental", action="store_true", help="render dbt models with is_incremental() true"
     )
+    command.add_argument(
+        "--dbt-renderer", choices=["auto", "dbt", "builtin"], default="auto",
+        help="who renders dbt models: dbt itself when dbt-core is installed (auto, the "
+        "default), dbt, or sortlint's built-in renderer",
+    )
 
 
 def _checking_options(command: argparse.ArgumentParser) -> None:
@@ -170,10 +175,14 @@ def _config(args, paths):
         config = replace(config, select=_codes(args.select))
     if getattr(args, "ignore", None):
         config = replace(config, ignore=config.ignore + _codes(args.ignore))
-    if args.var or args.incremental:
+    if args.var or args.incremental or args.dbt_renderer != "auto":
         from sortlint.sources.dbt.project import parse_var
 
-        options = DbtOptions(vars=tuple(parse_var(v) for v in args.var), incremental=args.incremental)
+        options = DbtOptions(
+            vars=tuple(parse_var(v) for v in args.var),
+            incremental=args.incremental,
+            renderer=args.dbt_renderer,
+        )
         config = replace(config, dbt=options)
     return config
 

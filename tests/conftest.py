@@ -31,6 +31,31 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers",
         "conformance(label, line=None): count this test in the summary line of `label`",
     )
+    config.addinivalue_line(
+        "markers",
+        "dbt_core: renders dbt projects with dbt itself (every other test uses the built-in "
+        "renderer, so that each small project of a test is not compiled by dbt)",
+    )
+
+
+@pytest.fixture(autouse=True)
+def _dbt_renderer(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, tmp_path_factory):
+    """Tests see the built-in renderer unless marked `dbt_core`; those share one cache of
+    dbt's renderings for the session, away from the user's."""
+    if request.node.get_closest_marker("dbt_core") is None:
+        monkeypatch.setenv("SORTLINT_DBT_RENDERER", "builtin")
+    else:
+        monkeypatch.delenv("SORTLINT_DBT_RENDERER", raising=False)
+        monkeypatch.setenv("SORTLINT_CACHE_DIR", str(_cache_dir(tmp_path_factory)))
+
+
+_dbt_cache: list = []
+
+
+def _cache_dir(tmp_path_factory) -> object:
+    if not _dbt_cache:
+        _dbt_cache.append(tmp_path_factory.mktemp("sortlint-cache"))
+    return _dbt_cache[0]
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

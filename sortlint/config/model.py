@@ -18,6 +18,7 @@ from sortlint.errors import ConfigError
 
 Target = Literal["spark", "datafusion"]
 Scope = Literal["global", "partition"]
+DbtRenderer = Literal["auto", "dbt", "builtin"]
 
 DEFAULT_INCLUDE: tuple[str, ...] = ("**/*.sql", "**/*.py")
 
@@ -132,6 +133,9 @@ class DbtOptions:
 
     vars: tuple[tuple[str, object], ...] = ()
     incremental: bool = False
+    # Who renders a dbt project's models: dbt itself when dbt-core is installed ("auto",
+    # unless $SORTLINT_DBT_RENDERER says otherwise), "dbt", or the built-in renderer.
+    renderer: DbtRenderer = "auto"
 
     def __hash__(self) -> int:  # var values may be lists or mappings; renders are cached by this
         return hash(repr(self))
