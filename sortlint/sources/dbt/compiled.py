@@ -113,7 +113,7 @@ def compiled_project(project: Project, options: DbtOptions) -> CompiledProject |
     chosen = renderer(options)
     if chosen == "builtin":
         return None
-    manifest = None if options.vars or chosen == "dbt" else _fresh_manifest(project)
+    manifest = None if options.vars or options.incremental or chosen == "dbt" else _fresh_manifest(project)
     if manifest is not None:
         return manifest
     version = dbt_version()
@@ -161,6 +161,7 @@ def _request(project: Project, options: DbtOptions) -> dict:
     request: dict = {
         "project_dir": str(project.root),
         "vars": dict(options.vars),
+        "incremental": options.incremental,
         "profile_text": profiles.read_text(encoding="utf-8") if profiles else None,
         "profiles_dir": str(profiles.parent) if profiles else None,
     }
@@ -294,6 +295,7 @@ def _digest(project: Project, request: dict, version: str) -> str:
     digest = hashlib.sha256()
     digest.update(json.dumps([sortlint.__version__, version, request], sort_keys=True,
                              default=str).encode())
+    digest.update(Path(__file__).with_name("worker.py").read_bytes())  # what answered
     for path in input_files(project):
         digest.update(str(path.relative_to(project.root)).encode() + b"\0")
         try:

@@ -27,6 +27,7 @@ from __future__ import annotations
 import datetime
 import itertools
 import re
+import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -87,7 +88,9 @@ class MacroLibrary:
 
     def template(self, file: MacroFile) -> Any:
         if file.path not in self._templates:
-            self._templates[file.path] = _environment().from_string(_read(file.path))
+            with warnings.catch_warnings():  # a package's '\s' in a Jinja string is its own
+                warnings.simplefilter("ignore", DeprecationWarning)
+                self._templates[file.path] = _environment().from_string(_read(file.path))
         return self._templates[file.path]
 
     def search_order(self, namespace: str | None, own: str) -> tuple[str, ...]:
@@ -118,7 +121,9 @@ def _macro_names(path: Path) -> tuple[str, ...]:
     from jinja2 import nodes
 
     try:
-        tree = _environment().parse(_read(path))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            tree = _environment().parse(_read(path))
     except (jinja2.TemplateSyntaxError, OSError, UnicodeDecodeError):
         return ()
     return tuple(node.name for node in tree.body if isinstance(node, nodes.Macro))
@@ -315,9 +320,29 @@ class EmptyTable:
         return ""
 
 
+class BehaviorFlag:
+    """One of dbt's behavior flags, at its default: off."""
+
+    no_warn = False
+
+    def __bool__(self) -> bool:
+        return False
+
+
+class Behavior:
+    """`adapter.behavior`: every flag at its default (dbt's flags default to off)."""
+
+    def __getattr__(self, name: str) -> BehaviorFlag:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return BehaviorFlag()
+
+
 class Adapter:
     """dbt's `adapter` for the spark adapter, answering as dbt does against an empty
     catalog: no relation, no columns."""
+
+    behavior = Behavior()
 
     def __init__(self, scope: Scope, package: str) -> None:
         self._scope, self._package = scope, package

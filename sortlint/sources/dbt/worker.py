@@ -42,12 +42,13 @@ def compile_project(request: dict) -> dict:
     import dbt.clients.jinja as core_jinja
     import dbt_common.clients.jinja as dbt_jinja
     from dbt.cli.main import dbtRunner
+    from dbt.task.compile import CompileTask
     from dbt.version import __version__ as dbt_version
 
     project_dir = Path(request["project_dir"])
     traced: dict[str, dict] = {}
     queried: set[str] = set()
-    current: list[str | None] = [None]
+    current: list = [None]  # the model being rendered
     sources: dict[int, str] = {}
     get_template, render_template = dbt_jinja.get_template, dbt_jinja.render_template
 
@@ -60,7 +61,7 @@ def compile_project(request: dict) -> dict:
         source = sources.get(id(template))
         if not _is_model_body(node, ctx, source):
             return render_template(template, ctx, node)
-        current[0] = node.unique_id
+        current[0] = node
         try:
             rendered = render_template(template, ctx, node)
             traced[node.unique_id] = _trace(
@@ -74,12 +75,18 @@ def compile_project(request: dict) -> dict:
 
     def on_event(event) -> None:
         if event.info.name == "SQLQuery" and current[0] is not None:
-            queried.add(current[0])
+            queried.add(current[0].unique_id)
 
     # dbt-core's `get_rendered` calls the names it imported from dbt-common: both are hooked.
     for module in (dbt_jinja, core_jinja):
         module.get_template = remembering_get_template
         module.render_template = tracing_render_template
+    if request.get("incremental"):
+        _built_before(current, queried)
+    # `dbt compile` stops at the first model that fails; `dbt run` goes on with the models
+    # that do not depend on it, and so does this compile, so that one model's failure
+    # leaves only that model (and those reading it) to the built-in renderer.
+    CompileTask.raise_on_first_error = lambda self: False
     arguments = [
         "compile",
         "--project-dir", str(project_dir),
@@ -131,6 +138,26 @@ def compile_project(request: dict) -> dict:
     ]
     return {"dbt_version": dbt_version, "project": project_name, "models": models,
             "disabled": disabled}
+
+
+def _built_before(current: list, queried: set[str]) -> None:
+    """`--incremental`: the model being rendered finds its own table, as on every build
+    after the first, so that `is_incremental()` is true for an incremental model."""
+    from dbt.adapters.base.impl import BaseAdapter
+
+    get_relation = BaseAdapter.get_relation
+
+    def existing_self(self, database, schema, identifier):
+        node = current[0]
+        if node is not None and (str(schema).lower(), str(identifier).lower()) == (
+            str(node.schema).lower(), str(node.alias).lower()
+        ):
+            queried.add(node.unique_id)
+            return self.Relation.create(database=database, schema=schema,
+                                        identifier=identifier, type="table")
+        return get_relation(self, database, schema, identifier)
+
+    BaseAdapter.get_relation = existing_self
 
 
 def _is_model_body(node, ctx, source) -> bool:
