@@ -251,10 +251,14 @@ def _read_answer(answer: dict, project: Project) -> CompiledProject:
         error = entry.get("error")
         if error is None and "untraced" in entry:
             error = f"dbt's rendering could not be traced: {entry['untraced']}"
+        relation = entry.get("relation")
+        if relation is None and entry.get("materialized") == "ephemeral":
+            # what dbt renders `ref` to for an ephemeral model: the CTE it injects
+            relation = f"__dbt__cte__{entry['name']}"
         models[path] = CompiledModel(
             name=entry["name"],
             path=path,
-            relation=entry.get("relation"),
+            relation=relation,
             raw=entry.get("raw"),
             text=entry.get("text"),
             slices=slices,  # type: ignore[arg-type]
@@ -360,6 +364,7 @@ def fresh_manifest(project: Project) -> CompiledProject | None:
         models.append({
             "unique_id": node["unique_id"], "name": node["name"], "path": str(file),
             "relation": node.get("relation_name"), "raw": raw, "text": text,
+            "materialized": node.get("config", {}).get("materialized"),
             "slices": slices, "traced": False,
             "depends_on": [d for d in node["depends_on"]["nodes"] if d.startswith("model.")],
             "meta": node.get("config", {}).get("meta") or {},

@@ -597,3 +597,43 @@ def graph(project: Project) -> dict[str, Any]:
             }
     return {"nodes": nodes, "sources": sources, "exposures": {}, "metrics": {},
             "groups": {}, "semantic_models": {}, "saved_queries": {}, "unit_tests": {}}
+
+
+def named_by_project(project: Project, configs: Mapping[str, Mapping[str, Any]]) -> dict:
+    """Each model's relation as the project's own `generate_schema_name` and
+    `generate_alias_name` macros name it (dbt's defaults where it defines only one); a
+    model whose naming macro fails keeps dbt's default name."""
+    from sortlint.sources.dbt.project import (
+        ProfileTarget, Relation, configured_relation, model_fqn,
+    )
+
+    target = ProfileTarget("dev", project.name, ADAPTER, profile_name=project.name)
+    base = {"target": target, "var": lambda name, default=None: project.vars.get(name, default),
+            "env_var": lambda name, default="": __import__("os").environ.get(name, default),
+            "return": _return, "exceptions": Exceptions(), "modules": {"datetime": datetime,
+            "re": re, "itertools": itertools}, "flags": Flags()}
+    scope = Scope(library(project), base)
+    schema_macro = scope.find(project.name, "generate_schema_name")
+    alias_macro = scope.find(project.name, "generate_alias_name")
+    named = {}
+    for name, path in project.models().items():
+        settings = configs.get(name, {})
+        default = configured_relation(project, name, settings)
+        node = {"name": name, "resource_type": "model", "package_name": project.name,
+                "fqn": list(model_fqn(project, name, path)), "config": dict(settings),
+                "original_file_path": str(path.relative_to(project.root)), "version": None,
+                "unique_id": f"model.{project.name}.{name}"}
+        try:
+            schema = (str(schema_macro(_known(settings.get("schema")), node)).strip()
+                      if schema_macro else default.schema)
+            alias = (str(alias_macro(_known(settings.get("alias")), node)).strip()
+                     if alias_macro else default.identifier)
+        except Exception:  # the project's macro raised: dbt's default stands
+            named[name] = default
+            continue
+        named[name] = Relation(schema, alias)
+    return named
+
+
+def _known(value: Any) -> Any:
+    return value.strip() if isinstance(value, str) and "{" not in value else None

@@ -2,14 +2,18 @@
 orderings a project declares in its own YAML.
 
 A `.sql` file under a `dbt_project.yml` directory's model paths is a *model*: a table other
-models read through `ref('name')`. sortlint renders `ref('m')` as `<project>.m` (and
-`ref('pkg', 'm')` as `pkg.m`), `source('s', 't')` as `<schema>.<identifier>` of that source
-table (`s.t` unless the YAML says otherwise), so that a model's name is one the catalog and the
-repository's table registry understand, and a model never shares a name with a source table.
+models read through `ref('name')`. sortlint renders `ref('m')` as dbt's default naming does
+for a target schema named after the project: `<project>.m`, `<project>_<custom>.m` for a
+custom schema, with the model's alias for its name (see `model_configs`; a project's own
+`generate_schema_name` is followed too), `ref('pkg', 'm')` as `pkg.m`, and `source('s', 't')`
+as `<schema>.<identifier>` of that source table (`s.t` unless the YAML says otherwise), so
+that a model's name is one the catalog and the repository's table registry understand, and
+a model never shares a name with a source table. When dbt renders the project
+(`sortlint.sources.dbt.compiled`), its own names are used.
 
 The project's YAML may declare orderings where dbt users keep table metadata:
 `meta: {sortlint: {...}}` (or `config: {meta: {sortlint: {...}}}`) on a source table or a
-model. Each block is read by `parse_source`, exactly like a `sources:` entry of sortlint.yml,
+model, `+meta` in dbt_project.yml's `models:`, or a model's own `config(meta=...)`. Each block is read by `parse_source`, exactly like a `sources:` entry of sortlint.yml,
 and merged with it by `Config.with_sources`: a table declared twice is an error naming both
 places.
 
@@ -26,6 +30,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -264,11 +269,13 @@ def load_project(root: Path) -> Project:
         for source, table, relation, _ in source_tables(_compose(file))
     }
     configs = model_configs(project)
-    relations = {
-        model: relation
-        for model, settings in configs.items()
-        if (relation := configured_relation(project, model, settings)) != Relation(name, model)
-    }
+    if overrides_naming(project):
+        from sortlint.sources.dbt.context import named_by_project
+
+        named = named_by_project(project, configs)
+    else:
+        named = {model: configured_relation(project, model, s) for model, s in configs.items()}
+    relations = {model: r for model, r in named.items() if r != Relation(name, model)}
     disabled = frozenset(m for m, settings in configs.items() if not _enabled(settings))
     return replace(project, sources=sources, relations=relations, disabled=disabled)
 
@@ -421,9 +428,10 @@ def declarations(
     them (a source table as `source()` renders it, a model as `ref()` does: `relations`, by
     model name, when dbt rendered the project).
 
-    A model's block may also come from dbt_project.yml (`models: {project: {dir: {+meta:
-    {sortlint: ...}}}}`); as dbt merges `meta`, the most specific level wins: the model's
-    property file, else the deepest level of dbt_project.yml above it."""
+    A model's block may also come from its own SQL (`config(meta={'sortlint': {...}})`) or
+    from dbt_project.yml (`models: {project: {dir: {+meta: {sortlint: ...}}}}`); as dbt
+    merges `meta`, the most specific level wins: the model's SQL, its property file, else
+    the deepest level of dbt_project.yml above it."""
     relations = relations or {}
 
     def relation(model: str) -> str:
@@ -441,6 +449,13 @@ def declarations(
                 blocks = _parse_blocks(relation(name), model_node, path, target)
                 found += blocks
                 declared |= {name} if blocks else set()
+    for name, path in project.models().items():
+        if name in project.disabled:
+            continue
+        in_sql = sql_meta_block(path, target, relation(name))
+        if in_sql is not None:  # the model's own config wins, as in dbt's merge of `meta`
+            found = [s for s in found if s.name != in_sql.name] + [in_sql]
+            declared.add(name)
     project_file = project.root / PROJECT_FILE
     levels = project_meta_blocks(_compose(project_file))
     if levels:
@@ -723,23 +738,67 @@ def render_setting(value: str, name: str, variables: Mapping[str, object]) -> ob
 
 def sql_config(path: Path) -> dict[str, object]:
     """The literal arguments of the model's `config(...)` calls."""
+    return {key: value for key, (value, _) in sql_config_lines(path).items()}
+
+
+def sql_config_lines(path: Path) -> dict[str, tuple[object, int]]:
+    """The literal arguments of the model's `config(...)` calls, with the line of each."""
     import jinja2
     from jinja2 import nodes as jinja_nodes
 
+    environment = jinja2.Environment(extensions=["jinja2.ext.do", "jinja2.ext.loopcontrols"])
     try:
-        tree = jinja2.Environment(extensions=["jinja2.ext.do"]).parse(_read(path))
+        tree = environment.parse(_read(path))
     except (jinja2.TemplateSyntaxError, ConfigError):
-        return {}
-    found: dict[str, object] = {}
+        return {}  # the model's rendering reports it
+    found: dict[str, tuple[object, int]] = {}
     for call in tree.find_all(jinja_nodes.Call):
         if not (isinstance(call.node, jinja_nodes.Name) and call.node.name == "config"):
             continue
         for keyword in call.kwargs:
             try:
-                found[keyword.key] = keyword.value.as_const()
+                found[keyword.key] = (keyword.value.as_const(), keyword.lineno)
             except jinja_nodes.Impossible:
                 continue
     return found
+
+
+def sql_meta_block(path: Path, target: Target, name: str) -> Source | None:
+    """A `sortlint` block in the model's own `config(meta={...})`, declared at the line of
+    the call (the block has no lines of its own: every error of it names that line)."""
+    meta, line = sql_config_lines(path).get("meta", (None, 0))
+    if not isinstance(meta, dict) or META_KEY not in meta:
+        return None
+    node = yaml.compose(yaml.safe_dump(meta[META_KEY]), Loader=yaml.SafeLoader)
+    for part in _nodes(node):
+        for mark in (part.start_mark, part.end_mark):
+            if mark is not None:
+                mark.line = line - 1
+    return parse_source(name, node, path, target, line=line)
+
+
+def _nodes(node: yaml.Node | None) -> Iterator[yaml.Node]:
+    if node is None:
+        return
+    yield node
+    if isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            yield from _nodes(key)
+            yield from _nodes(value)
+    elif isinstance(node, yaml.SequenceNode):
+        for item in node.value:
+            yield from _nodes(item)
+
+
+def overrides_naming(project: Project) -> bool:
+    """Whether the project's macros define its own `generate_schema_name` or
+    `generate_alias_name` (dbt then uses them for every model)."""
+    pattern = re.compile(r"\{%-?\s*macro\s+generate_(schema|alias)_name\s*\(")
+    return any(
+        pattern.search(_read(path))
+        for directory in project.macro_paths if directory.is_dir()
+        for path in directory.rglob("*.sql")
+    )
 
 
 def configured_relation(project: Project, model: str, settings: Mapping[str, object]) -> Relation:

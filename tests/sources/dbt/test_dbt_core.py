@@ -22,6 +22,7 @@ import sqlglot
 
 from sortlint.cli import main
 from sortlint.config import Config, DbtOptions, load_config
+from sortlint.errors import ConfigError
 from sortlint.sources.dbt import compiled as dbt_compiled
 from sortlint.sources.dbt import context as dbt_context
 from sortlint.sources.dbt import project as dbt
@@ -210,6 +211,9 @@ group by customer_id
     "models/staging/only_builtin.sql":
         '{% set found = run_query("select * from no_such_table") %}\n'
         "select 1 as one from (select 1 as one order by one) t\n",
+    "models/staging/eph.sql":
+        "{{ config(materialized='ephemeral') }}\nselect customer_id from {{ ref('stg_orders') }}\n",
+    "models/marts/from_eph.sql": "select customer_id from {{ ref('eph') }}\n",
     "models/staging/broken.sql":
         '{% if execute %}{{ exceptions.raise_compiler_error("boom") }}{% endif %}\nselect 1 as one\n',
 }
@@ -258,7 +262,7 @@ def check(root: Path, *options: str) -> tuple[int, list[str], list[str]]:
 @pytest.mark.dbt_core
 def test_a_project_rendered_by_dbt_with_custom_schemas_introspection_and_failures(shop):
     code, findings, errors = check(shop)
-    assert code == 2
+    assert code == 2, errors
     # customer_totals asked dbt's adapter for columns: its finding says what it rests on,
     # and its fix is no longer safe. only_builtin failed under dbt (its query reads a table
     # the empty catalog does not have): the built-in renderer took it over.
@@ -271,8 +275,11 @@ def test_a_project_rendered_by_dbt_with_custom_schemas_introspection_and_failure
     ]
     result = by_name(compiled(shop))
     assert result["latest_days"].text.startswith("select order_date, orders from shop_marts.daily_orders")
+    # an ephemeral model is read as the CTE dbt injects (its rendering is the model's own)
+    assert result["from_eph"].text == "select customer_id from __dbt__cte__eph\n"
+    assert result["eph"].relation == "__dbt__cte__eph"
     assert set(result) == {"stg_orders", "orders_by_day", "latest_days", "customer_totals",
-                           "only_builtin", "broken"}
+                           "only_builtin", "broken", "eph", "from_eph"}
 
 
 @requires_dbt
@@ -303,6 +310,7 @@ def test_the_builtin_renderer_gives_the_same_names_and_findings(shop):
     project = dbt.load_project(shop.resolve())
     assert str(project.ref("orders_by_day")) == "shop_marts.daily_orders"
     assert project.disabled == frozenset({"disabled_model"})
+    assert code == 2
 
 
 # ---------------------------------------------------------------------------------------------
@@ -464,7 +472,7 @@ def test_project_meta_applies_to_models_under_its_path_and_the_models_yaml_wins(
 # Maps of renderings sortlint did not make itself
 
 
-def rendered_by_hand(raw: str, text: str, slices) -> "Rendered":
+def rendered_by_hand(text: str, slices) -> "Rendered":
     from sortlint.sources.dbt.rendering import Rendered, Slice
 
     return Rendered(text, tuple(Slice(*s) for s in slices))
@@ -473,7 +481,7 @@ def rendered_by_hand(raw: str, text: str, slices) -> "Rendered":
 def test_an_edit_of_literal_text_lands_in_the_rendering_without_rendering_again():
     raw = "select a, b from {{ ref('t') }} order by a, b\n"
     text = "select a, b from p.t order by a, b\n"
-    rendered = rendered_by_hand(raw, text, [
+    rendered = rendered_by_hand(text, [
         ("literal", 0, 17, 0, 17), ("templated", 17, 31, 17, 20), ("literal", 31, 46, 20, 35)])
     edited = rendered.with_raw_edits(raw, raw.replace("order by a, b", "order by b"))
     assert edited.text == "select a, b from p.t order by b\n"
@@ -492,3 +500,43 @@ def test_a_manifest_rendering_is_mapped_by_its_literal_text():
     literal = [(raw[s[1]:s[2]], text[s[3]:s[4]]) for s in slices if s[0] == "literal"]
     assert literal == [("select ", "select "), (" from ", " from "), ("\nwhere x = 1\n", "\nwhere x = 1\n")]
     assert slices[0][3] == 0 and slices[-1][4] == len(text)
+
+
+def test_a_project_naming_its_schemas_itself_names_its_models_so(tmp_path):
+    root = tmp_path / "p"
+    (root / "models").mkdir(parents=True)
+    (root / "macros").mkdir()
+    (root / "dbt_project.yml").write_text("name: p\nmodels:\n  p:\n    +schema: sales\n")
+    (root / "macros" / "naming.sql").write_text(
+        "{% macro generate_schema_name(custom_schema_name, node) -%}\n"
+        "{{ custom_schema_name | trim if custom_schema_name else target.schema }}\n"
+        "{%- endmacro %}\n")
+    (root / "models" / "a.sql").write_text("select 1 as id\n")
+    (root / "models" / "b.sql").write_text("select id from {{ ref('a') }}\n")
+    dbt.forget()
+    project = dbt.load_project(root.resolve())
+    assert str(project.ref("a")) == "sales.a"
+    b = root / "models" / "b.sql"
+    assert render_model(b, b.read_text(), project, Config(dbt=BUILTIN)).text == "select id from sales.a\n"
+
+
+def test_a_declaration_in_the_models_own_config_wins(tmp_path):
+    root = tmp_path / "p"
+    (root / "models").mkdir(parents=True)
+    (root / "dbt_project.yml").write_text(
+        "name: p\nmodels:\n  p:\n    +meta:\n      sortlint: {unique: [[id]]}\n")
+    (root / "models" / "a.sql").write_text(
+        "{{ config(materialized='table',\n  meta={'sortlint': {'unique': [['id', 'day']]}}) }}\n"
+        "select 1 as id, 2 as day\n")
+    (root / "models" / "bad.sql").write_text(
+        "{{ config(meta={'sortlint': {'unique': 'id'}}) }}\nselect 1 as id\n")
+    dbt.forget()
+    project = dbt.load_project(root.resolve())
+    with pytest.raises(ConfigError) as raised:
+        dbt.declarations(project, "spark")
+    assert (raised.value.path.name, raised.value.line) == ("bad.sql", 1)
+    (root / "models" / "bad.sql").unlink()
+    dbt.forget()
+    declared = dbt.declarations(dbt.load_project(root.resolve()), "spark")
+    assert [(s.name, s.unique, s.location.path.name, s.location.line) for s in declared] == [
+        ("p.a", (("id", "day"),), "a.sql", 2)]
