@@ -49,7 +49,8 @@ from sortlint.sources.dbt.project import Project
 # Files of a project whose content changes what dbt renders.
 INPUT_SUFFIXES = (".sql", ".yml", ".yaml", ".py", ".md", ".csv", ".jinja", ".j2")
 # Directories dbt writes into, or that hold no input.
-SKIPPED_DIRECTORIES = ("logs", "spark-warehouse", "metastore_db", "__pycache__", "node_modules")
+SKIPPED_DIRECTORIES = ("logs", "spark-warehouse", "metastore_db", "__pycache__", "node_modules", "venv",
+                       "site-packages")
 # One dbt run may take minutes on a large project; past this it has hung.
 TIMEOUT_SECONDS = 1800
 
@@ -135,7 +136,9 @@ def _compiled(project: Project, options: DbtOptions, version: str) -> CompiledPr
         except (OSError, ValueError, KeyError):
             pass
     answer = _run_worker(project, request)
-    if cached is not None and "failure" not in answer:
+    # dbt's own verdicts are kept, failures too (a project dbt cannot parse costs one dbt
+    # run per content, not one per check); a run that died or hung is not.
+    if cached is not None and not answer.get("transient"):
         try:
             cached.parent.mkdir(parents=True, exist_ok=True)
             temporary = cached.with_suffix(f".{os.getpid()}.tmp")
@@ -182,8 +185,8 @@ def project_profiles(project: Project) -> Path | None:
 
 def session_profile(profile: str, schema: str) -> str:
     """A profile for a local Spark session with an in-memory catalog: dbt connects only
-    for a model that asks the database, and finds nothing there. Its schema is the
-    project's name, the one the built-in renderer gives `ref`."""
+    for a model that asks the database, and finds nothing there. Its target is `dev` and
+    its schema the project's name, as the built-in renderer's `target`."""
     target = {
         "type": "spark",
         "method": "session",
@@ -197,7 +200,8 @@ def session_profile(profile: str, schema: str) -> str:
             "spark.sql.shuffle.partitions": "1",
         },
     }
-    return yaml.safe_dump({profile: {"target": "sortlint", "outputs": {"sortlint": target}}})
+    # The target is `dev`, as the built-in renderer's (`target.name == 'dev'` branches alike).
+    return yaml.safe_dump({profile: {"target": "dev", "outputs": {"dev": target}}})
 
 
 def _run_worker(project: Project, request: dict) -> dict:
@@ -231,11 +235,13 @@ def _run_worker(project: Project, request: dict) -> dict:
                 timeout=TIMEOUT_SECONDS,
             )
         except subprocess.TimeoutExpired:
-            return {"failure": f"dbt compile did not finish in {TIMEOUT_SECONDS} s"}
+            return {"failure": f"dbt compile did not finish in {TIMEOUT_SECONDS} s",
+                    "transient": True}
         answer_path = directory / "answer.json"
         if not answer_path.is_file():
             tail = " ".join((finished.stderr or "").split()[-40:])
-            return {"failure": f"dbt's process ended with code {finished.returncode}: {tail}"}
+            return {"failure": f"dbt's process ended with code {finished.returncode}: {tail}",
+                    "transient": True}
         return json.loads(answer_path.read_text(encoding="utf-8"))
 
 

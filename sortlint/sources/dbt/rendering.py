@@ -164,14 +164,35 @@ class Rendered:
         text = self.text
         shift = 0
         repeated = TemplateMap(self, 0, old)._repeated
+
+        def as_written(i: int) -> bool:
+            """Slice i is literal text rendered once, exactly as written (not whitespace a
+            `{%-` tag stripped)."""
+            s = self.slices[i]
+            return (s.kind == "literal" and s.raw_start not in repeated
+                    and self.text[s.start : s.stop] == old[s.raw_start : s.raw_stop])
+
+        def edge_free(i: int, side: int) -> bool:
+            """Nothing across slice i's edge changes how an edit at that edge renders: the
+            file ends there, or next to it is literal text rendered as written, or a tag
+            that strips no whitespace on this side (`-}}` before, `{%-` after it)."""
+            j = i + side
+            if not 0 <= j < len(self.slices):
+                return True
+            if self.slices[j].kind == "literal":
+                return as_written(j)
+            tag = old[self.slices[j].raw_start : self.slices[j].raw_stop]
+            return not (tag[:3].endswith("-") if side > 0 else tag[-3:].startswith("-"))
+
         edits = dbt_compiled.rendering_change(old, new)
         for start, stop, replacement in edits:
             if "{" in replacement or "}" in replacement:
                 return None
             index = next(
                 (i for i, s in enumerate(self.slices)
-                 if s.kind == "literal" and s.raw_start <= start and stop <= s.raw_stop
-                 and s.raw_start not in repeated),
+                 if s.raw_start <= start and stop <= s.raw_stop and as_written(i)
+                 and (start > s.raw_start or edge_free(i, -1))
+                 and (stop < s.raw_stop or edge_free(i, 1))),
                 None,
             )
             if index is None:

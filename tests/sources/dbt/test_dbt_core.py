@@ -22,7 +22,7 @@ import sqlglot
 
 from sortlint.cli import main
 from sortlint.config import Config, DbtOptions, load_config
-from sortlint.errors import ConfigError
+from sortlint.errors import ConfigError, UserError
 from sortlint.sources.dbt import compiled as dbt_compiled
 from sortlint.sources.dbt import context as dbt_context
 from sortlint.sources.dbt import project as dbt
@@ -540,3 +540,40 @@ def test_a_declaration_in_the_models_own_config_wins(tmp_path):
     declared = dbt.declarations(dbt.load_project(root.resolve()), "spark")
     assert [(s.name, s.unique, s.location.path.name, s.location.line) for s in declared] == [
         ("p.a", (("id", "day"),), "a.sql", 2)]
+
+
+@requires_dbt
+@pytest.mark.dbt_core
+def test_without_its_packages_the_project_falls_to_the_builtin_renderer_which_names_both_reasons(tmp_path):
+    root = copy_project(CORPORA / "dbt_project_evaluator", tmp_path / "dbt_project_evaluator")
+    result = compiled(root)
+    assert result.failure is not None and "dbt deps" in result.failure
+    project = dbt.load_project(root.resolve())
+    path = project.models()["stg_node_relationships"]
+    with pytest.raises(UserError) as raised:
+        render_model(path, path.read_text(), project, Config())
+    assert raised.value.message.startswith("cannot render template: ")
+    assert "(dbt: dbt cannot render the project: " in raised.value.message
+    # a model that needs no package still renders, with the built-in renderer
+    stg_nodes = project.models()["stg_nodes"]
+    assert render_model(stg_nodes, stg_nodes.read_text(), project, Config()).renderer == "builtin"
+
+
+def test_an_edit_of_whitespace_a_tag_stripped_has_no_such_rendering():
+    raw = "select a {%- if x %} , b{% endif %}\n"
+    text = "select a , b\n"
+    rendered = rendered_by_hand(text, [
+        ("literal", 0, 8, 0, 8), ("literal", 8, 9, 8, 8), ("block_start", 9, 20, 8, 8),
+        ("literal", 20, 24, 8, 12), ("block_end", 24, 35, 12, 12), ("literal", 35, 36, 12, 13)])
+    assert rendered.with_raw_edits(raw, raw.replace("a {%-", "a  {%-")) is None
+    assert rendered.with_raw_edits(raw, raw.replace(" , b", " , c")).text == "select a , c\n"
+    # next to a tag that strips whitespace on that side, an edit might be stripped too
+    for tag, allowed in (("{{ x -}}", False), ("{{ x }}", True)):
+        raw = f"select {tag}, b\n"
+        stop = 7 + len(tag)
+        rendered = rendered_by_hand("select 1, b\n", [
+            ("literal", 0, 7, 0, 7), ("templated", 7, stop, 7, 8), ("literal", stop, stop + 4, 8, 12)])
+        edited = rendered.with_raw_edits(raw, raw.replace("}, b", "} , b"))
+        assert (edited is not None) == allowed
+        if allowed:
+            assert edited.text == "select 1 , b\n"
