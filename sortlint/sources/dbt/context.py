@@ -37,7 +37,7 @@ from typing import Any
 
 import yaml
 
-from sortlint.sources.dbt.project import PROJECT_FILE, Project, RenderFailure
+from sortlint.sources.dbt.project import FILTERS, PROJECT_FILE, Project, RenderFailure
 
 ADAPTER = "spark"  # the adapter whose macros dispatch finds first (`spark__x`)
 INTERNAL = "dbt"  # the namespace of dbt's global project and the adapter's macros
@@ -55,14 +55,6 @@ def _return(value: Any = None) -> None:
     raise MacroReturn(value)
 
 
-def no_op(value: Any) -> Any:
-    """dbt's `as_bool`, `as_native`, `as_number`, `as_text` when it renders text."""
-    return value
-
-
-FILTERS: dict[str, Callable[[Any], Any]] = {
-    "as_bool": no_op, "as_native": no_op, "as_number": no_op, "as_text": no_op,
-}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -93,17 +85,37 @@ class MacroLibrary:
                 self._templates[file.path] = _environment().from_string(_read(file.path))
         return self._templates[file.path]
 
-    def search_order(self, namespace: str | None, own: str) -> tuple[str, ...]:
+    def search_order(self, namespace: str | None) -> tuple[str | None, ...]:
+        """Where dispatch looks, as dbt's `_get_search_packages`: the project's `dispatch:`
+        order for the namespace; for a package without one, the project first, then the
+        package; for anything else (None, or a namespace no package has), the names a
+        model sees unqualified (None)."""
         if namespace is None:
-            return tuple(dict.fromkeys((own, self.root, INTERNAL)))
-        return self.dispatch.get(namespace, (namespace,))
+            return (None,)
+        if namespace in self.dispatch:
+            return self.dispatch[namespace]
+        if namespace in self.packages:
+            return (self.root, namespace)
+        return (None,)
 
 
 @lru_cache(maxsize=1)
 def _environment():
-    import jinja2
+    """A sandboxed environment, as dbt's is, in which `return(...)` leaves the macro that
+    called it, whichever way it was called (a macro of the same file calls it directly)."""
+    from jinja2.runtime import Macro
+    from jinja2.sandbox import SandboxedEnvironment
 
-    environment = jinja2.Environment(
+    class MacroEnvironment(SandboxedEnvironment):
+        def call(self, context, obj, /, *args, **kwargs):
+            try:
+                return super().call(context, obj, *args, **kwargs)
+            except MacroReturn as returned:
+                if isinstance(obj, Macro):
+                    return returned.value
+                raise
+
+    environment = MacroEnvironment(
         extensions=["jinja2.ext.do", "jinja2.ext.loopcontrols"], keep_trailing_newline=True
     )
     environment.filters.update(FILTERS)
@@ -246,18 +258,21 @@ class Scope:
 
     def globals_for(self, package: str) -> dict[str, Any]:
         return {**self.visible(package), **self.namespaces(), **self.base,
-                "adapter": Adapter(self, package)}
+                "adapter": Adapter(self)}
 
-    def dispatch(self, name: str, namespace: str | None, own: str) -> MacroProxy:
-        order = self.macros.search_order(namespace, own)
+    def dispatch(self, name: str, namespace: str | None) -> MacroProxy:
+        order = self.macros.search_order(namespace)
+        unqualified = self.visible(self.macros.root)
         for package in order:
             for prefix in (f"{ADAPTER}__", "default__"):
-                found = self.find(package, prefix + name)
+                found = (unqualified.get(prefix + name) if package is None
+                         else self.find(package, prefix + name))
                 if found is not None:
                     return found
         raise RenderFailure(
-            f"In dispatch: no macro named {name!r} for the {ADAPTER} adapter in "
-            f"{', '.join(order)}"
+            f"In dispatch: no macro named {name!r} found within namespace {namespace!r} "
+            f"(searched {', '.join(p or 'the unqualified names' for p in order)} for "
+            f"{ADAPTER}__{name} and default__{name})"
         )
 
 
@@ -344,12 +359,12 @@ class Adapter:
 
     behavior = Behavior()
 
-    def __init__(self, scope: Scope, package: str) -> None:
-        self._scope, self._package = scope, package
+    def __init__(self, scope: Scope) -> None:
+        self._scope = scope
 
     def dispatch(self, macro_name: str, macro_namespace: str | None = None,
                  packages: Any = None) -> MacroProxy:
-        return self._scope.dispatch(macro_name, macro_namespace, self._package)
+        return self._scope.dispatch(macro_name, macro_namespace)
 
     def type(self) -> str:
         return ADAPTER

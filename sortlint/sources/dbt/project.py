@@ -44,6 +44,17 @@ from sortlint.config.model import Target
 from sortlint.errors import ConfigError, UserError
 
 PROJECT_FILE = "dbt_project.yml"
+
+
+def _unchanged(value: object) -> object:
+    return value
+
+
+# dbt's `as_bool`, `as_native`, `as_number`, `as_text`: when dbt renders SQL text they
+# change nothing; where it renders native values (dbt_project.yml), the value rendered is
+# already the native one.
+FILTERS = {"as_bool": _unchanged, "as_native": _unchanged, "as_number": _unchanged,
+           "as_text": _unchanged}
 MODEL_KIND = "dbt_model"  # Unit.kind of the statement that defines a model
 META_KEY = "sortlint"
 
@@ -726,8 +737,10 @@ def render_setting(value: str, name: str, variables: Mapping[str, object]) -> ob
     from jinja2.nativetypes import NativeEnvironment
 
     target = {"type": "spark", "name": "dev", "schema": name}
+    environment = NativeEnvironment()
+    environment.filters.update(FILTERS)
     try:
-        rendered = NativeEnvironment().from_string(value).render(
+        rendered = environment.from_string(value).render(
             target=target, var=lambda key, default=None: variables.get(key, default),
             env_var=lambda key, default=None: os.environ.get(key, default),
         )

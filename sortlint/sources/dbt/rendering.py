@@ -320,7 +320,7 @@ def _templater():
         def _get_jinja_env(self, config=None):
             environment = super()._get_jinja_env(config)
             environment.add_extension("jinja2.ext.loopcontrols")
-            environment.filters.update(dbt_context.FILTERS)
+            environment.filters.update(dbt.FILTERS)
             return environment
 
     return DbtJinjaTemplater

@@ -577,3 +577,43 @@ def test_an_edit_of_whitespace_a_tag_stripped_has_no_such_rendering():
         assert (edited is not None) == allowed
         if allowed:
             assert edited.text == "select 1 , b\n"
+
+
+def test_models_a_jinja_setting_disables_are_left_out(tmp_path):
+    """The Tuva project's way: `+enabled: "{{ var('enable_x', false) | as_bool }}"`."""
+    root = tmp_path / "p"
+    (root / "models" / "optional").mkdir(parents=True)
+    (root / "dbt_project.yml").write_text(
+        "name: p\nvars:\n  enable_other: true\nmodels:\n  p:\n    optional:\n"
+        "      +enabled: \"{{ var('enable_optional', false) | as_bool }}\"\n"
+        "    +materialized: \"{{ 'table' if var('enable_other') | as_bool else 'view' }}\"\n")
+    (root / "models" / "optional" / "extra.sql").write_text("select 1 as x\n")
+    (root / "models" / "kept.sql").write_text("select 1 as x\n")
+    dbt.forget()
+    project = dbt.load_project(root.resolve())
+    assert project.disabled == frozenset({"extra"})
+    assert dbt.model_configs(project)["kept"]["materialized"] == "table"
+
+
+def test_dispatch_finds_macros_where_dbt_does_and_a_return_leaves_only_its_own_macro(tmp_path):
+    root = tmp_path / "p"
+    shutil.copytree(CORPORA / "packages" / "dbt_utils", root / "dbt_packages" / "dbt_utils")
+    (root / "models").mkdir(parents=True)
+    (root / "macros").mkdir()
+    (root / "dbt_project.yml").write_text("name: p\n")  # no dispatch: config
+    (root / "macros" / "ours.sql").write_text(
+        # a package's namespace without a dispatch config: the project is searched first
+        "{% macro spark__safe_add(field_list) %}our_add({{ field_list | join(', ') }}){% endmacro %}\n"
+        # a namespace no package has (the Tuva project's 'macros'): the names a model sees
+        "{% macro len_of(col) %}{{ return(adapter.dispatch('len_of', 'macros')(col)) }}{% endmacro %}\n"
+        "{% macro default__len_of(col) %}length({{ col }}){% endmacro %}\n"
+        # a macro of the same file called directly: its return() is its own value
+        "{% macro outer() %}{% set flag = inner() %}{{ 'yes' if flag is sameas true else 'no' }}"
+        "{% endmacro %}\n{% macro inner() %}{{ return(true) }}{% endmacro %}\n")
+    model = root / "models" / "m.sql"
+    text = ("select {{ len_of('a') }} as l, '{{ outer() }}' as o,"
+            " {{ dbt_utils.safe_add(['a', 'b']) }} as s from t\n")
+    model.write_text(text)
+    dbt.forget()
+    rendered = render_model(model, text, dbt.load_project(root.resolve()), Config(dbt=BUILTIN))
+    assert rendered.text == "select length(a) as l, 'yes' as o, our_add(a, b) as s from t\n"
