@@ -20,6 +20,7 @@ Target = Literal["spark", "datafusion"]
 Scope = Literal["global", "partition"]
 StorageFormat = Literal["parquet", "orc", "delta", "csv", "json"]
 STORAGE_FORMATS: tuple[StorageFormat, ...] = ("parquet", "orc", "delta", "csv", "json")
+DbtRenderer = Literal["auto", "dbt", "builtin"]
 
 DEFAULT_INCLUDE: tuple[str, ...] = ("**/*.sql", "**/*.py")
 
@@ -174,6 +175,9 @@ class DbtOptions:
 
     vars: tuple[tuple[str, object], ...] = ()
     incremental: bool = False
+    # Who renders a dbt project's models: dbt itself when dbt-core is installed ("auto",
+    # unless $SORTLINT_DBT_RENDERER says otherwise), "dbt", or the built-in renderer.
+    renderer: DbtRenderer = "auto"
 
     def __hash__(self) -> int:  # var values may be lists or mappings; renders are cached by this
         return hash(repr(self))

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from sortlint.config import Config
-from sortlint.diagnostics import Finding
+from sortlint.diagnostics import Applicability, Finding
 from sortlint.engines import Analysis, analyse
 from sortlint.linter.context import Context
 from sortlint.linter.rules import RULES
@@ -30,6 +31,18 @@ def lint_statement(unit: Unit, root: n.Node, config: Config) -> list[Finding]:
                 key = (finding.code, finding.line, finding.column, finding.end_line, finding.end_column)
                 if key not in found:
                     found[key] = finding
+    caveat = getattr(unit.offsets, "caveat", None)
+    if caveat:
+        # The rendering the findings rest on may not be the one the warehouse runs: they
+        # say so, and their fixes are applied only when asked for unsafe ones.
+        found = {
+            key: replace(
+                f,
+                message=f"{f.message} [{caveat}]",
+                fix=f.fix.at_most(Applicability.UNSAFE) if f.fix is not None else None,
+            )
+            for key, f in found.items()
+        }
     return sorted(found.values(), key=lambda f: f.sort_key)
 
 

@@ -9,6 +9,7 @@ from sortlint.plan.nodes import Node, Opaque, Span, Write, walk
 from sortlint.plan.parse import parse_unit
 from sortlint.plan.statement import Statement, build_statement
 from sortlint.plan.tables import TableLookup, ViewDefinition
+from sortlint.sources.dbt.compiled import model_relations
 from sortlint.sources.dbt.project import project_of
 from sortlint.units import Unit
 
@@ -21,7 +22,8 @@ def build_model(unit: Unit, tables: TableLookup, config: Config) -> Statement:
     project = project_of(unit.path)
     if statement.error is not None or project is None or statement.defines is not None:
         return statement
-    name = str(project.ref(unit.path.stem)).lower()
+    model = unit.path.stem
+    name = (model_relations(project, config.dbt).get(model) or str(project.ref(model))).lower()
     if not isinstance(statement.root, (Write, Opaque)):
         statement.root = Write(children=(statement.root,), span=_first_clause(statement.root),
                                target=name, kind="table")

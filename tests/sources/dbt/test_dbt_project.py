@@ -162,15 +162,14 @@ def test_two_models_of_one_name_are_refused(shop):
 
 
 def test_dependency_order_puts_what_a_model_reads_first():
-    project = dbt.Project(Path("/p"), "p", (), ())
-    refs = {
-        "a_mart": (project.ref("b_stage"), project.ref("pkg", "c")),
-        "b_stage": (project.ref("c_base"),),
+    reads = {
+        "a_mart": ("b_stage", "c_of_a_package"),
+        "b_stage": ("c_base",),
         "c_base": (),
-        "d_cycle": (project.ref("e_cycle"),),
-        "e_cycle": (project.ref("d_cycle"),),
+        "d_cycle": ("e_cycle",),
+        "e_cycle": ("d_cycle",),
     }
-    assert dbt.dependency_order(refs, project) == ["c_base", "b_stage", "a_mart", "e_cycle", "d_cycle"]
+    assert dbt.dependency_order(reads) == ["c_base", "b_stage", "a_mart", "e_cycle", "d_cycle"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -391,7 +390,7 @@ def rendered_models(root: Path, texts: dict[Path, str], config: Config) -> dict[
     """Each model's rendered SQL by name, in dependency order."""
     project = dbt.project_of(next(iter(texts)))
     rendered = {path.stem: render_model(path, text, project, config) for path, text in texts.items()}
-    order = dbt.dependency_order({name: r.refs for name, r in rendered.items()}, project)
+    order = dbt.dependency_order({name: r.reads for name, r in rendered.items()})
     return {name: jinja_units(path, texts[path], Reading(config))[-1].text
             for name in order for path in texts if path.stem == name}
 
