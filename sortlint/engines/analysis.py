@@ -17,7 +17,10 @@ from sortlint.config import Config
 from sortlint.ordering import Evidence, Ordering, Permutation, Properties
 from sortlint.plan import nodes as n
 
-LineOf = Callable[["n.Span | None"], "int | None"]
+# Where a clause was written, as evidence cites it: its line, and "line 4" - or
+# "views/daily.sql:4" for a clause of a view defined in another file.
+Place = tuple[int, str]
+PlaceOf = Callable[["n.Span | None"], "Place | None"]
 
 
 @dataclass(frozen=True)
@@ -67,7 +70,7 @@ class Analysis:
     engine decides about sorts, aggregates and writes where its model says."""
 
     config: Config
-    line_of: LineOf
+    place_of: PlaceOf
     properties: dict[int, Properties] = field(default_factory=dict)
     permutations: dict[int, Permutation] = field(default_factory=dict)
     sort_fates: dict[int, SortFate] = field(default_factory=dict)

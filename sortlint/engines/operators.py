@@ -28,8 +28,8 @@ def input_of(node: n.Node, analysis: Analysis) -> Properties:
 
 
 def query_evidence(analysis: Analysis, clause: str, span: n.Span | None) -> Evidence:
-    line = analysis.line_of(span)
-    return Evidence("query", f"{clause} (line {line})" if line else clause, line)
+    place = analysis.place_of(span)
+    return Evidence("query", f"{clause} ({place[1]})", place[0]) if place else Evidence("query", clause)
 
 
 def forget(node: n.Node, analysis: Analysis) -> Properties:
@@ -51,9 +51,11 @@ def filter_rows(node: n.Filter, analysis: Analysis) -> Properties:
 
 
 def _conjunct_evidence(analysis: Analysis, node: n.Filter, conjunct: Expr) -> Evidence:
-    line = analysis.line_of(node.span)
+    place = analysis.place_of(node.span)
     text = f"{node.clause} {{subject}}"
-    return Evidence("query", f"{text} (line {line})" if line else text, line, subject=conjunct)
+    if place is None:
+        return Evidence("query", text, subject=conjunct)
+    return Evidence("query", f"{text} ({place[1]})", place[0], subject=conjunct)
 
 
 def apply_predicate(props: Properties, predicate: Expr, evidence: Evidence) -> Properties:

@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING
 
 from sortlint.config import Config
 from sortlint.diagnostics import Applicability, Finding
-from sortlint.engines import Analysis, analyse
+from sortlint.config.model import Location
+from sortlint.engines import Analysis, Place, analyse
 from sortlint.linter.context import Context
 from sortlint.linter.rules import RULES
 from sortlint.plan import nodes as n
@@ -17,7 +18,16 @@ if TYPE_CHECKING:
 
 
 def analyse_statement(unit: Unit, root: n.Node, config: Config) -> Analysis:
-    return analyse(root, config, lambda span: unit.location(span.start)[0] if span else None)
+    def place_of(span: n.Span | None) -> Place | None:
+        if span is None:
+            return None
+        written_in = span.unit or unit
+        line = written_in.location(span.start)[0]
+        if written_in.path == unit.path:
+            return line, f"line {line}"
+        return line, str(Location(written_in.path, line))
+
+    return analyse(root, config, place_of)
 
 
 def lint_statement(unit: Unit, root: n.Node, config: Config) -> list[Finding]:
