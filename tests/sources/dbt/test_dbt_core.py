@@ -414,16 +414,21 @@ def test_the_builtin_renderer_renders_every_model_as_dbt_does(corpus, globals_fr
     dbt_context.library.cache_clear()
 
 
+def render_builtin(root: Path, text: str):
+    """The built-in renderer's rendering of `text` as the project's model `m`."""
+    model = root / "models" / "m.sql"
+    model.write_text(text)
+    dbt.forget()
+    return render_model(model, text, dbt.load_project(root.resolve()), Config(dbt=BUILTIN))
+
+
 def test_dbt_filters_and_cross_database_macros_render_without_dbt(tmp_path):
     root = tmp_path / "p"
     (root / "models").mkdir(parents=True)
     (root / "dbt_project.yml").write_text("name: p\nvars:\n  flag: 'true'\n")
-    model = root / "models" / "m.sql"
     text = ("select {{ dbt.concat(['a', 'b']) }} as ab, cast(x as {{ dbt.type_string() }}) as s,\n"
             "  {{ var('flag') | as_bool }} as f, {{ 3 | as_number }} as n\nfrom t\n")
-    model.write_text(text)
-    dbt.forget()
-    rendered = render_model(model, text, dbt.load_project(root.resolve()), Config(dbt=BUILTIN))
+    rendered = render_builtin(root, text)
     assert rendered.text == ("select concat(a, b) as ab, cast(x as string) as s,\n"
                              "  true as f, 3 as n\nfrom t\n")
 
@@ -437,13 +442,10 @@ def test_package_macros_dispatch_in_the_project_search_order(tmp_path):
         "name: p\ndispatch:\n  - macro_namespace: dbt_utils\n    search_order: [p, dbt_utils]\n")
     (root / "macros" / "ours.sql").write_text(
         "{% macro spark__safe_add(field_list) %}our_add({{ field_list | join(', ') }}){% endmacro %}\n")
-    model = root / "models" / "m.sql"
     text = ("select {{ dbt_utils.safe_add(['a', 'b']) }} as s, {{ dbt_utils.star(ref('other')) }},\n"
             "  {{ dbt_utils.generate_surrogate_key(['a']) }} as k\nfrom {{ ref('other') }}\n")
-    model.write_text(text)
     (root / "models" / "other.sql").write_text("select 1 as a\n")
-    dbt.forget()
-    rendered = render_model(model, text, dbt.load_project(root.resolve()), Config(dbt=BUILTIN))
+    rendered = render_builtin(root, text)
     assert " ".join(rendered.text.split()) == (
         # dbt_utils.star against an empty catalog, as dbt compile renders it
         "select our_add(a, b) as s, * /* No columns were returned. Maybe the relation doesn't "
@@ -617,10 +619,7 @@ def test_dispatch_finds_macros_where_dbt_does_and_a_return_leaves_only_its_own_m
         # a macro of the same file called directly: its return() is its own value
         "{% macro outer() %}{% set flag = inner() %}{{ 'yes' if flag is sameas true else 'no' }}"
         "{% endmacro %}\n{% macro inner() %}{{ return(true) }}{% endmacro %}\n")
-    model = root / "models" / "m.sql"
     text = ("select {{ len_of('a') }} as l, '{{ outer() }}' as o,"
             " {{ dbt_utils.safe_add(['a', 'b']) }} as s from t\n")
-    model.write_text(text)
-    dbt.forget()
-    rendered = render_model(model, text, dbt.load_project(root.resolve()), Config(dbt=BUILTIN))
+    rendered = render_builtin(root, text)
     assert rendered.text == "select length(a) as l, 'yes' as o, our_add(a, b) as s from t\n"
