@@ -34,7 +34,7 @@ def test_only_findings_in_changed_statements(pull_request, capsys):
         f"sql/latency.sql:9:1: SL001 [*unsafe] ORDER BY [host ASC NULLS LAST, time ASC NULLS LAST] is already satisfied by its input: {DECLARED} [declared]",
         # (the unchanged GROUP BY level, host on line 13 is not reported)
         # a new statement reading a view that an unchanged file creates
-        "sql/latency.sql:15:66: SL103 [*] group key host is constant: WHERE events.host = 'api-1.example.com' (line 16) [query]",
+        "sql/latency.sql:15:66: SL103 [*] group key host is constant: WHERE events.host = 'api-1.example.com' (sql/api_views.sql:5) [query]",
         # a new file
         "sql/new_report.sql:4:16: SL103 [*] group key level is constant: WHERE events.level = 'WARN' (line 3) [query]",
         f"sql/new_report.sql:5:1: SL001 [*unsafe] ORDER BY [level ASC NULLS LAST, host ASC NULLS LAST] is already satisfied by its input: {DECLARED}; WHERE events.level = 'WARN' (line 3) [declared]",

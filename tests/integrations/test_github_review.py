@@ -76,7 +76,7 @@ RENAMED_SORT = (
 )
 VIEW_GROUP_KEY = (
     f"{rule('SL103', 'redundant-group-keys')}: group key host is constant: WHERE events.host = "
-    "'api-1.example.com' (line 16) (basis: query)\n\n"
+    "'api-1.example.com' (sql/api_views.sql:5) (basis: query)\n\n"
     "Fix: drop the group key host.\n\n"
     "```suggestion\nSELECT 'api-1.example.com' AS host, max(latency_ms) AS slowest FROM api_events GROUP BY time;\n```\n\n"
     + marker("badf6e16cdbae70be82196e35d4f0848")
