@@ -29,7 +29,7 @@ TOP_KEYS = (
     "sources",
     "contracts_report",
 )
-SPARK_KEYS = ("replace_hash_with_sort_agg",)
+SPARK_KEYS = tuple(SparkSettings.SESSION_KEYS)
 TARGETS: tuple[Target, ...] = ("spark", "datafusion")
 RULE_CODE = re.compile(r"SL\d{0,3}")
 
@@ -136,11 +136,10 @@ def unknown_rule_code(code: str, rules: Collection[str], where: str) -> str | No
 
 
 def parse_spark(entry: nodes.Entry, path: Path | None) -> SparkSettings:
+    """The session settings Spark's model depends on; each one left out keeps Spark's default."""
     given = nodes.fields(entry.value, path, "spark", SPARK_KEYS)
-    if "replace_hash_with_sort_agg" not in given:
-        return SparkSettings()
-    flag = given["replace_hash_with_sort_agg"]
-    return SparkSettings(nodes.boolean(flag.value, path, "spark.replace_hash_with_sort_agg"))
+    flags = {key: nodes.boolean(flag.value, path, f"spark.{key}") for key, flag in given.items()}
+    return SparkSettings(**flags)
 
 
 def parse_report_path(entry: nodes.Entry, path: Path | None, root: Path) -> Path:

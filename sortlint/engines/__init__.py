@@ -10,16 +10,20 @@ from __future__ import annotations
 
 from sortlint.config import Config
 from sortlint.engines import datafusion, spark
-from sortlint.engines.analysis import Analysis, LineOf, TransferTable, propagate
+from sortlint.engines.analysis import (
+    AggregateStrategy, Analysis, Delivered, Engine, Place, PlaceOf, SortFate, propagate,
+)
 from sortlint.plan import nodes as n
 
-TARGETS: dict[str, TransferTable] = {"spark": spark.TRANSFER, "datafusion": datafusion.TRANSFER}
+TARGETS: dict[str, Engine] = {"spark": spark.ENGINE, "datafusion": datafusion.ENGINE}
 
 
-def analyse(root: n.Node, config: Config, line_of: LineOf = lambda span: None) -> Analysis:
-    analysis = Analysis(config, line_of)
-    propagate(root, analysis, TARGETS[config.target])
+def analyse(root: n.Node, config: Config, place_of: PlaceOf = lambda span: None) -> Analysis:
+    analysis = Analysis(config, place_of)
+    engine = TARGETS[config.target]
+    engine.prepare(root, analysis)
+    propagate(root, analysis, engine.transfer)
     return analysis
 
 
-__all__ = ["TARGETS", "Analysis", "LineOf", "analyse"]
+__all__ = ["TARGETS", "AggregateStrategy", "Analysis", "Delivered", "Place", "PlaceOf", "SortFate", "analyse"]

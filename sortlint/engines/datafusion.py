@@ -20,7 +20,7 @@ from functools import partial
 from sqlglot import exp
 
 from sortlint.engines import operators
-from sortlint.engines.analysis import Analysis, Transfer
+from sortlint.engines.analysis import AggregateStrategy, Analysis, Engine, Transfer
 from sortlint.ordering import Evidence, Expr, Properties, SortKey, SortOptions
 from sortlint.plan import nodes as n
 from sortlint.plan.aggregates import is_aggregate, unwrap
@@ -190,10 +190,26 @@ def _whole_partition(function: n.WindowFunction) -> bool:
     )
 
 
+def aggregate(node: n.Aggregate, analysis: Analysis) -> Properties:
+    """A GROUP BY streams on whatever keys its input is ordered by, in any key order
+    (`ordering_mode=Sorted` / `PartiallySorted`), and emits its groups in that order."""
+    props = operators.aggregate(node, analysis, streaming_keeps_order=True)
+    permutation = analysis.permutation(node)
+    ordered = permutation.indices if node.keys and not node.grouping_sets else ()
+    analysis.strategies[id(node)] = AggregateStrategy(
+        mode=permutation.mode,
+        streams=bool(ordered) and len(ordered) == len(node.keys),
+        partially_ordered=ordered if len(ordered) < len(node.keys) else (),
+        input_ordering=permutation.keys,
+        evidence=permutation.evidence,
+    )
+    return props
+
+
 TRANSFER: dict[type, Transfer] = {
     **operators.SHARED,
     # A streaming aggregate emits its groups in its input's order.
-    n.Aggregate: partial(operators.aggregate, streaming_keeps_order=True),
+    n.Aggregate: aggregate,
     n.Distinct: partial(operators.distinct, streaming_keeps_order=True),
     n.SetOp: partial(operators.set_operation, keeps_order=_union_all),
     n.Join: join,
@@ -201,3 +217,5 @@ TRANSFER: dict[type, Transfer] = {
     # An unnest is not promised to keep the order of its input.
     n.Generate: partial(operators.generate, keeps_order=False),
 }
+
+ENGINE = Engine(TRANSFER)
