@@ -149,9 +149,12 @@ class Source:
 
 @dataclass(frozen=True)
 class SparkSettings:
-    """Spark session settings that change what the planner does with an ordered input."""
+    """Spark session settings that change what the planner does with an ordered input, or
+    what an expression computes: `ansi` is `spark.sql.ansi.enabled` (on by default since
+    Spark 4.0; off, integer arithmetic wraps around and decimal overflow is NULL)."""
 
     replace_hash_with_sort_agg: bool = False
+    ansi: bool = True
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ TOP_KEYS = (
     "sources",
     "contracts_report",
 )
-SPARK_KEYS = ("replace_hash_with_sort_agg",)
+SPARK_KEYS = ("replace_hash_with_sort_agg", "ansi")
 TARGETS: tuple[Target, ...] = ("spark", "datafusion")
 RULE_CODE = re.compile(r"SL\d{0,3}")
 
@@ -112,11 +112,10 @@ def parse_rule_codes(entry: nodes.Entry, path: Path | None) -> tuple[str, ...]:
 
 
 def parse_spark(entry: nodes.Entry, path: Path | None) -> SparkSettings:
+    """The session settings Spark's model depends on; each one left out keeps its default."""
     given = nodes.fields(entry.value, path, "spark", SPARK_KEYS)
-    if "replace_hash_with_sort_agg" not in given:
-        return SparkSettings()
-    flag = given["replace_hash_with_sort_agg"]
-    return SparkSettings(nodes.boolean(flag.value, path, "spark.replace_hash_with_sort_agg"))
+    flags = {key: nodes.boolean(flag.value, path, f"spark.{key}") for key, flag in given.items()}
+    return SparkSettings(**flags)
 
 
 def parse_report_path(entry: nodes.Entry, path: Path | None, root: Path) -> Path:

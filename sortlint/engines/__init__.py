@@ -11,13 +11,19 @@ from __future__ import annotations
 from sortlint.config import Config
 from sortlint.engines import datafusion, spark
 from sortlint.engines.analysis import Analysis, LineOf, TransferTable, propagate
+from sortlint.engines.comparisons import Semantics
 from sortlint.plan import nodes as n
 
 TARGETS: dict[str, TransferTable] = {"spark": spark.TRANSFER, "datafusion": datafusion.TRANSFER}
 
 
+def semantics(config: Config) -> Semantics:
+    """How the configured target computes and compares values."""
+    return spark.semantics(config.spark) if config.target == "spark" else datafusion.SEMANTICS
+
+
 def analyse(root: n.Node, config: Config, line_of: LineOf = lambda span: None) -> Analysis:
-    analysis = Analysis(config, line_of)
+    analysis = Analysis(config, line_of, semantics(config))
     propagate(root, analysis, TARGETS[config.target])
     return analysis
 

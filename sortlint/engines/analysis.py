@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sortlint.config import Config
+from sortlint.engines.comparisons import Semantics
 from sortlint.ordering import Permutation, Properties
 from sortlint.plan import nodes as n
 
@@ -24,6 +25,7 @@ class Analysis:
 
     config: Config
     line_of: LineOf
+    semantics: Semantics
     properties: dict[int, Properties] = field(default_factory=dict)
     permutations: dict[int, Permutation] = field(default_factory=dict)
 
@@ -33,6 +35,10 @@ class Analysis:
 
     def of(self, node: n.Node) -> Properties:
         return self.properties[id(node)]
+
+    def nothing_known(self) -> Properties:
+        """The properties of rows nothing is known about, computed as the target computes."""
+        return Properties(arithmetic=self.semantics.arithmetic)
 
     def permutation(self, node: n.Aggregate) -> Permutation:
         return self.permutations[id(node)]
@@ -49,6 +55,6 @@ def propagate(node: n.Node, analysis: Analysis, table: TransferTable) -> Propert
     for child in node.children:
         propagate(child, analysis, table)
     transfer = table.get(type(node))
-    props = transfer(node, analysis) if transfer is not None else Properties()
+    props = transfer(node, analysis) if transfer is not None else analysis.nothing_known()
     analysis.properties[id(node)] = props
     return props

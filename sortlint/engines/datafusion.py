@@ -21,6 +21,9 @@ from sqlglot import exp
 
 from sortlint.engines import operators
 from sortlint.engines.analysis import Analysis, Transfer
+from sortlint.engines.comparisons import Semantics, Side
+from sortlint.ordering import types
+from sortlint.ordering.types import SqlType
 from sortlint.ordering import Evidence, Expr, Properties, SortKey, SortOptions
 from sortlint.plan import nodes as n
 from sortlint.plan.aggregates import is_aggregate, unwrap
@@ -199,3 +202,77 @@ TRANSFER: dict[type, Transfer] = {
     n.Join: join,
     n.Window: window,
 }
+
+
+# --- comparisons and arithmetic ----------------------------------------------------------
+#
+# DataFusion's type coercion (`comparison_coercion`), then its optimizer's
+# `unwrap_cast_in_comparison`, as the `datafusion` package's logical plans show them
+# (tests/engines/test_coercion_facts.py):
+#
+# * a literal is cast to the other side's type when it fits it: `i = 1` on an INT compares
+#   INTs (the literal 1 is an Int64), `d = '2024-01-02'` compares dates, `m = 2.5` decimals;
+# * integers: the wider one; an integer and a decimal: the decimal both fit in; an integer
+#   and a float: the float's type; a decimal and a float: decimal(30,15);
+# * a string column and a number: the string is cast to the number's type;
+# * a date and a timestamp: both timestamps.
+#
+# Every integer literal is an Int64 and every fractional one a Float64; integer `/` is
+# integer division; integer arithmetic wraps around on overflow (decimals do not fail
+# either), so `c + 1` keeps order on an INT (computed as an Int64) but not on a BIGINT.
+# -0.0 and 0.0 compare equal but sort apart: a floating-point equality gives no fact.
+
+ARITHMETIC = types.Arithmetic(
+    integer_literals="bigint", fractional_literals="double", integer_division=True, overflow="wrap"
+)
+
+
+def comparison(left: Side, right: Side) -> tuple[SqlType, SqlType] | None:
+    """The types DataFusion compares `left` and `right` as."""
+    a, b = left.type, right.type
+    if a is None or b is None:
+        return None
+    if a == b:
+        return a, b
+    for literal, other in ((left, right), (right, left)):
+        if literal.literal and not other.literal and other.type is not None and _fits(literal, other.type):
+            return other.type, other.type
+    if "string" in (a.family, b.family):
+        other = b if a.family == "string" else a
+        return (other, other) if other.family != "string" else (a, b)
+    kinds = {a.family, b.family}
+    if kinds == {"integer"}:
+        common = a if a.bits >= b.bits else b
+    elif kinds == {"integer", "decimal"} or kinds == {"decimal"}:
+        da, db = types.as_decimal(a), types.as_decimal(b)
+        assert da is not None and db is not None
+        common = types.wider_decimal(da, db)
+    elif kinds == {"integer", "floating"}:
+        common = a if a.family == "floating" else b
+    elif kinds == {"decimal", "floating"}:
+        common = types.decimal(30, 15)
+    elif kinds == {"floating"}:
+        common = types.DOUBLE
+    elif kinds == {"date", "timestamp"}:
+        common = types.TIMESTAMP
+    else:
+        return None
+    return (common, common) if common is not None else None
+
+
+def _fits(literal: Side, target: SqlType) -> bool:
+    """Whether DataFusion casts the literal to `target` (a string literal always is; a number
+    when its value is one of the type's)."""
+    if literal.type is None:
+        return False
+    if literal.type.family == "string":
+        return True
+    value = literal.integer_value()
+    if value is not None and target.family == "integer":
+        return -(2**target.bits) <= value < 2**target.bits
+    if value is not None and target.family == "decimal":
+        return len(str(abs(value))) <= target.integer_digits
+    return False
+
+
+SEMANTICS = Semantics(ARITHMETIC, comparison, equal_floats_sort_together=False)

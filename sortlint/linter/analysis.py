@@ -18,7 +18,7 @@ from typing import Protocol
 from sortlint.config import Config
 from sortlint.diagnostics import Finding
 from sortlint.errors import InternalError, UserError
-from sortlint.linter.lint import lint_statement
+from sortlint.linter.lint import analyse_statement, lint_statement, output_types
 from sortlint.plan.nodes import Opaque, Span
 from sortlint.plan.statement import Statement
 from sortlint.plan.tables import TableLookup
@@ -61,7 +61,9 @@ def analyse_file(path: Path, raw: str, reading: Reading, tables: StatementTables
         tables.register(statement)
         result.statements.append(statement)
         try:
-            result.findings.extend(lint_statement(unit, statement.root, config))
+            analysis = analyse_statement(unit, statement.root, config)
+            statement.output_types = output_types(statement, analysis)
+            result.findings.extend(lint_statement(unit, statement.root, config, analysis))
         except Exception as error:  # a rule's bug: reported, the other statements are linted
             result.errors.append(InternalError.during(error, "linting statement", path, unit.location(0)[0]))
     return result

@@ -10,9 +10,11 @@ from sortlint.engines import Analysis, analyse
 from sortlint.linter.context import Context
 from sortlint.linter.rules import RULES
 from sortlint.linter.suppression import suppressed
+from sortlint.ordering import Expr
 from sortlint.plan import nodes as n
 
 if TYPE_CHECKING:
+    from sortlint.plan.statement import Statement
     from sortlint.units import Unit
 
 
@@ -20,8 +22,8 @@ def analyse_statement(unit: Unit, root: n.Node, config: Config) -> Analysis:
     return analyse(root, config, lambda span: unit.location(span.start)[0] if span else None)
 
 
-def lint_statement(unit: Unit, root: n.Node, config: Config) -> list[Finding]:
-    context = Context(unit, root, analyse_statement(unit, root, config))
+def lint_statement(unit: Unit, root: n.Node, config: Config, analysis: Analysis | None = None) -> list[Finding]:
+    context = Context(unit, root, analysis or analyse_statement(unit, root, config))
     rules = [rule for rule in RULES if config.rule_enabled(rule.code)]
     raw_lines = unit.raw.splitlines()
     found: dict[tuple, Finding] = {}
@@ -33,6 +35,12 @@ def lint_statement(unit: Unit, root: n.Node, config: Config) -> list[Finding]:
                 if key not in found and not suppressed(finding, raw_lines):
                     found[key] = finding
     return sorted(found.values(), key=lambda f: f.sort_key)
+
+
+def output_types(statement: Statement, analysis: Analysis) -> tuple[str | None, ...]:
+    """The type of each output column of the statement, None where it is not known."""
+    props = analysis.of(statement.root)
+    return tuple(props.type_of(Expr.column(name)) for name in statement.outputs)
 
 
 def own_nodes(root: n.Node):

@@ -44,6 +44,7 @@ from sortlint.ordering.monotonicity import (
     preserves_non_null,
 )
 from sortlint.ordering.sort import Evidence, Ordering, SortKey, SortOptions
+from sortlint.ordering.types import Arithmetic
 
 NO_EVIDENCE: frozenset[Evidence] = frozenset()
 
@@ -129,6 +130,7 @@ class Properties:
     unique_keys: tuple[UniqueKey, ...] = ()
     not_null: frozenset[Expr] = frozenset()
     types: Mapping[Expr, str] = field(default_factory=dict)
+    arithmetic: Arithmetic = Arithmetic()  # how the engine computes, for types and overflow
 
     # --- lookups -------------------------------------------------------------------
 
@@ -215,7 +217,7 @@ class Properties:
             return False
         if isinstance(node, exp.Coalesce):
             return all(self.nullable(operand) for operand in expr.children)
-        if expr.children and preserves_non_null(node, lambda n: self.type_of(Expr.of(n))):
+        if expr.children and preserves_non_null(node, self._type_of_node, self.arithmetic):
             return any(self.nullable(operand) for operand in expr.children)
         return True
 
@@ -230,7 +232,10 @@ class Properties:
                     return self.types[member]
         if expr.is_column:
             return None
-        return infer_type(expr.node, lambda node: self.type_of(Expr.of(node)))
+        return infer_type(expr.node, self._type_of_node, self.arithmetic)
+
+    def _type_of_node(self, node: exp.Expression) -> str | None:
+        return self.type_of(Expr.of(node))
 
     # --- queries -------------------------------------------------------------------
 
@@ -467,6 +472,7 @@ class Properties:
         result = Properties(
             types={o: t for s, o in mapping if (t := self.type_of(s)) is not None},
             not_null=frozenset(o for s, o in mapping if not self.nullable(s)),
+            arithmetic=self.arithmetic,
         )
         for source, outputs in sources.items():
             constant, why = self.is_constant(source)
@@ -657,7 +663,7 @@ def _union_pair(left: Properties, right: Properties) -> Properties:
     types = {e: t for e, t in left.types.items() if right.types.get(e) == t}
     not_null = frozenset(e for e in left.not_null if not right.nullable(e))
     return replace(
-        Properties(constants=constants, types=types, not_null=not_null),
+        Properties(constants=constants, types=types, not_null=not_null, arithmetic=left.arithmetic),
         orderings=succinct(orderings),
     )
 
@@ -807,5 +813,5 @@ class _Group:
             used.update(evidence)
             return prop, self.props.type_of(operand)
 
-        prop = monotonic_property(expr.node, analyse)
+        prop = monotonic_property(expr.node, analyse, self.props.arithmetic, self.props._type_of_node)
         return prop, frozenset(used) if prop is not UNORDERED else NO_EVIDENCE

@@ -73,16 +73,16 @@ def test_explain_a_dbt_model_shows_the_rendered_statement(tmp_path, monkeypatch,
     assert capsys.readouterr().out == """\
 models/daily.sql:1: statement (target: spark)
   Sort ORDER BY [day ASC NULLS FIRST, order_id ASC NULLS FIRST]  (line 4)
-    | constants: day='2024-01-01'
+    | constants: day=CAST('2024-01-01' AS DATE)
     | ordering: [order_id ASC NULLS FIRST]
     | unique: (order_id)
     >> SL001 unnecessary-sort: ORDER BY [day ASC NULLS FIRST, order_id ASC NULLS FIRST] is already satisfied by its input: declared ordering [day ASC NULLS FIRST, order_id ASC NULLS FIRST] of shop.orders (sortlint.yml:4); WHERE orders.day = '2024-01-01' (line 3)
     Project [orders.day AS day, orders.order_id AS order_id, orders.amount AS amount]  (line 1)
-      | constants: day='2024-01-01'
+      | constants: day=CAST('2024-01-01' AS DATE)
       | ordering: [order_id ASC NULLS FIRST]
       | unique: (order_id)
       Filter WHERE [orders.day = '2024-01-01']  (line 3)
-        | constants: orders.day='2024-01-01'
+        | constants: orders.day=CAST('2024-01-01' AS DATE)
         | ordering: [orders.order_id ASC NULLS FIRST]
         | unique: (orders.order_id)
         Scan shop.orders (order_id, day, amount)  (line 2)

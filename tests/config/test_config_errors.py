@@ -51,7 +51,7 @@ def test_unknown_key_under_spark(tmp_path):
     )
     assert error.line == 2
     assert error.message == (
-        "unknown key 'replaceHashWithSortAgg' in spark; allowed keys: replace_hash_with_sort_agg"
+        "unknown key 'replaceHashWithSortAgg' in spark (did you mean 'replace_hash_with_sort_agg'?); allowed keys: ansi, replace_hash_with_sort_agg"
     )
 
 

@@ -394,6 +394,20 @@ JOIN_SUFFIX = (
 
 DISAGREEMENTS: dict[str, str] = {
     # --- DataFusion's own claim is unsound; sortlint keeps the sort ---
+    "order_001": (
+        "DataFusion's claim (at the extracted commit) is unsound: b+a+c over INT columns is "
+        "computed as an INT, which wraps around on overflow (the datafusion package computes "
+        "2147483647 + 2147483647 = -2). Rows (a=0, b=0, c=0), (1, 1, 1), (2147483647, "
+        "2147483647, 2) satisfy all three declared orderings and give result 0, 3, 0. The "
+        "installed datafusion 55 keeps this sort (checked on a CSV table), as sortlint does."
+    ),
+    "order_022": (
+        "DataFusion's claim is unsound: -(a + b) over BIGINTs wraps where a + b is "
+        "-9223372036854775808. Rows (a=-9223372036854775807, b=-1), (0, 0), (1, 1) are ordered "
+        "by a + b and give -(a + b) = -9223372036854775808, 0, -2, not descending; the datafusion "
+        "package plans no sort and returns them so (tests/engines/test_datafusion_arithmetic.py). "
+        "sortlint keeps the sort."
+    ),
     "order_006": LOG_UNSOUND.format(
         orderings="[c11 ASC] and [c12 DESC] (both not null)",
         rows="(c11=0.5, c12=4), (c11=0.5, c12=2)",

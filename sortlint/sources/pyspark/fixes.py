@@ -96,10 +96,12 @@ class DataFrameFixes:
     def drop_group_key(
         self, context: FixContext, aggregate: n.Aggregate, index: int, kept: KeptColumn
     ) -> list[Edit] | None:
-        """Drop the key; keep its column with `F.any_value(key).alias(name)` (whatever the
-        rule's replacement: any value of a group is the one the key had)."""
+        """Drop the key; keep its column with `F.any_value(key).alias(name)` where the rule
+        allows it (any value of a group is the one the key had)."""
         info = getattr(aggregate, "dataframe", None)
         if info is None or not info.keys_editable or not info.certain or info.functions is None:
+            return None
+        if not (kept.duplicate or kept.any_value):
             return None
         names = _unique_names(info)
         if names is None:
