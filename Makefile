@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test bench java clean
+.PHONY: demo test fuzz bench java clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,10 +25,19 @@ test: $(STAMP) java
 	$(BIN)/mypy
 	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest
 
+# Long differential runs (tests/fuzz/run.py): FUZZ_COUNT queries per engine from FUZZ_SEED;
+# FUZZ_ENGINES is spark, datafusion or all. Reproducers go to fuzz-failures/.
+FUZZ_SEED ?= 1
+FUZZ_COUNT ?= 500
+FUZZ_ENGINES ?= all
+fuzz: $(STAMP) java
+	cd tests && FUZZ_SEED=$(FUZZ_SEED) FUZZ_COUNT=$(FUZZ_COUNT) FUZZ_OUT=$(CURDIR)/fuzz-failures \
+	  PYTHONPATH=$(CURDIR):$(CURDIR)/tests $(CURDIR)/$(BIN)/python -m fuzz.run $(FUZZ_ENGINES)
+
 bench: $(STAMP)
 	$(BIN)/python benchmarks/ordering_scaling.py
 	$(BIN)/python benchmarks/check_speed.py
 	$(BIN)/python benchmarks/contracts_scale.py --quick
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis .mypy_cache
+	rm -rf $(VENV) .pytest_cache .hypothesis .mypy_cache fuzz-failures

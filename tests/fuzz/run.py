@@ -1,0 +1,290 @@
+"""`make fuzz`: long differential runs against Spark and DataFusion, with reproducers.
+
+    cd tests && PYTHONPATH=..:. python -m fuzz.run [spark|datafusion|all]   (default: all)
+    cd tests && PYTHONPATH=..:. python -m fuzz.run replay fuzz-failures/<dir>
+
+Settings come from the environment: FUZZ_SEED (default 1), FUZZ_COUNT (queries per engine,
+default 500), FUZZ_OUT (reproducer directory, default ./fuzz-failures), FUZZ_SHRINK (how many
+failures of one signature to shrink, default 1; 0 writes them as found), FUZZ_SHRINK_SECONDS
+(once shrinking has taken this long, failures are written as found; default 900) and FUZZ_BATCH
+(cases per catalog, default 40). A signature is the failure class, the rules whose fixes were
+applied, what their findings rest on, and the query's shape.
+
+Each batch is one generated catalog and FUZZ_BATCH cases over it, checked by one sortlint run
+per mode; Spark batches are 80% SQL files and 20% PySpark jobs. The summary prints the counts:
+queries, findings per rule, fixes applied (safe / unsafe), fixes dropped, failures per class,
+and the agreement of sortlint's SL001 with DataFusion's own sort decisions.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import sys
+import tempfile
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from fuzz import reproducers
+from fuzz.catalogs import Catalog, CatalogGenerator
+from fuzz.cli import BatchOutcome, run_batch
+from fuzz.failures import Failure
+from fuzz.queries import Case, PipelineGenerator, QueryGenerator
+from fuzz.shrink import Shrinker
+
+
+@dataclass
+class Report:
+    engine: str
+    queries: Counter = field(default_factory=Counter)
+    findings: Counter = field(default_factory=Counter)  # (code, applicability)
+    fixes: Counter = field(default_factory=Counter)
+    dropped: Counter = field(default_factory=Counter)
+    failures: list[Failure] = field(default_factory=list)
+    engine_stats: Counter = field(default_factory=Counter)
+    agreement: Counter = field(default_factory=Counter)
+    rejected_catalogs: int = 0
+    seconds: float = 0.0
+    sortlint_seconds: float = 0.0
+    written: list[Path] = field(default_factory=list)
+
+    def add_outcome(self, outcome: BatchOutcome, cases: list[Case]) -> None:
+        self.sortlint_seconds += outcome.seconds
+        for case in cases:
+            self.queries[case.language] += 1
+            file = outcome.files[case.filename]
+            for f in file.findings:
+                applicability = f["fix"]["applicability"] if f["fix"] else "no fix"
+                self.findings[(f["code"], applicability)] += 1
+            if file.safe_text is not None:
+                self.fixes["files changed by --fix"] += 1
+            if file.unsafe_text is not None and file.unsafe_text != file.safe_text:
+                self.fixes["files changed further by --unsafe-fixes"] += 1
+            for code, reason in set(file.dropped_safe + file.dropped_unsafe):
+                self.dropped[(code, reason.split(":")[0][:80])] += 1
+
+    def summary(self) -> str:
+        lines = [f"== {self.engine}: {sum(self.queries.values())} queries "
+                 f"({', '.join(f'{n} {k}' for k, n in sorted(self.queries.items()))}) in {self.seconds:.0f} s "
+                 f"(sortlint {self.sortlint_seconds:.0f} s)"]
+        if self.rejected_catalogs:
+            lines.append(f"catalogs sortlint rejected (regenerated): {self.rejected_catalogs}")
+        lines.append("findings per rule (fix applicability):")
+        codes = sorted({c for c, _ in self.findings})
+        for code in codes:
+            parts = ", ".join(f"{n} {a}" for (c, a), n in sorted(self.findings.items()) if c == code)
+            lines.append(f"  {code}: {parts}")
+        for key, n in sorted(self.fixes.items()):
+            lines.append(f"{key}: {n}")
+        if self.dropped:
+            lines.append(f"fixes dropped by sortlint's proof: {sum(self.dropped.values())}")
+            for (code, reason), n in self.dropped.most_common(8):
+                lines.append(f"  {n:5d} {code}: {reason}")
+        for key, n in sorted(self.engine_stats.items()):
+            lines.append(f"{key}: {n}")
+        by_class = Counter(f.cls for f in self.failures)
+        lines.append(f"differences: {len(self.failures)}" + ("" if self.failures else " (none)"))
+        for cls, n in sorted(by_class.items()):
+            signatures = Counter(" ".join(f.codes) + (f" on {', '.join(f.evidence)}" if f.evidence else "")
+                                 for f in self.failures if f.cls == cls)
+            lines.append(f"  {cls}: {n}")
+            for signature, count in signatures.most_common():
+                lines.append(f"    {count:5d} {signature}")
+        if self.agreement:
+            lines.append("agreement with DataFusion's sort decision for the final ORDER BY:")
+            total = sum(self.agreement.values())
+            agree = sum(n for (s, d), n in self.agreement.items()
+                        if (s == "sortlint drops") == (d == "DataFusion elides"))
+            for (s, d), n in sorted(self.agreement.items()):
+                lines.append(f"  {s:15s} / {d:17s}: {n}")
+            lines.append(f"  agreement: {agree}/{total} ({100 * agree / total:.1f}%)")
+        if self.written:
+            lines.append(f"reproducers written: {len(self.written)} (e.g. {self.written[0]})")
+        return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------------------------
+# Batches
+
+
+def generate_batch(seed: int, batch: int, target: str, size: int) -> tuple[Catalog, list[Case]]:
+    r = random.Random(f"{seed}:{target}:{batch}")
+    catalog = CatalogGenerator(r, target).generate()
+    queries = QueryGenerator(r, catalog)
+    pipelines = PipelineGenerator(r, catalog)
+    cases = []
+    for n in range(size):
+        if target == "spark" and r.random() < 0.2:
+            cases.append(pipelines.case(f"p{batch:03d}_{n:03d}"))
+        else:
+            cases.append(queries.case(f"q{batch:03d}_{n:03d}"))
+    return catalog, cases
+
+
+class Engine:
+    """One engine's harness behind one interface: load a catalog, check a case."""
+
+    name: str
+
+    def prepare(self, catalog: Catalog, workdir: Path, previous=None):
+        """A harness over `catalog`'s freshly written tables, keeping `previous`'s counts."""
+        raise NotImplementedError
+
+    def check_one(self, catalog: Catalog, case: Case, workdir: Path) -> Failure | None:
+        """One case from scratch: sortlint over a one-file repository, then the engine."""
+        modes = ("safe", "unsafe") if self.name == "spark" else ("safe",)
+        outcome = run_batch(workdir / "one", catalog.yaml(), {case.filename: case.text}, modes)
+        harness = self.prepare(catalog, workdir)
+        failures = harness.check_case(catalog, case, outcome.files[case.filename])
+        return failures[0] if failures else None
+
+
+class SparkEngine(Engine):
+    name = "spark"
+
+    def __init__(self, spark):
+        self.spark = spark
+
+    def prepare(self, catalog, workdir, previous=None):
+        from fuzz import spark_engine
+
+        spark_engine.load(self.spark, catalog)
+        harness = spark_engine.SparkHarness(self.spark)
+        if previous is not None:
+            harness.stats = previous.stats
+        return harness
+
+
+class DataFusionEngine(Engine):
+    name = "datafusion"
+
+    def __init__(self, target_partitions: int = 4):
+        self.target_partitions = target_partitions
+
+    def prepare(self, catalog, workdir, previous=None):
+        from fuzz import datafusion_engine
+
+        ctx = datafusion_engine.session(catalog, workdir / "tables", self.target_partitions)
+        harness = datafusion_engine.DataFusionHarness(ctx, {"target_partitions": self.target_partitions})
+        if previous is not None:
+            harness.stats, harness.agreement = previous.stats, previous.agreement
+            harness.disagreements = previous.disagreements
+        return harness
+
+
+def fuzz(engine: Engine, seed: int, count: int, workdir: Path, out: Path | None,
+         batch_size: int = 40, shrink: int = 1, shrink_budget: int = 60,
+         shrink_seconds: float = 900, log=print) -> Report:
+    report = Report(engine.name)
+    started = time.perf_counter()
+    target = engine.name
+    modes = ("safe", "unsafe") if target == "spark" else ("safe",)
+    shrunk: Counter = Counter()
+    shrink_spent = 0.0
+    examples: Counter = Counter()  # disagreements with DataFusion written, per label
+    batch = 0
+    done = 0
+    while done < count:
+        size = min(batch_size, count - done)
+        catalog, cases = generate_batch(seed, batch, target, size)
+        batch += 1
+        outcome = run_batch(workdir / "batch", catalog.yaml(), {c.filename: c.text for c in cases}, modes)
+        rejected = [e for e in outcome.errors if "sortlint.yml" in e]
+        if rejected:
+            # A declaration sortlint refuses (e.g. one a later version calls wrong): next catalog.
+            report.rejected_catalogs += 1
+            if report.rejected_catalogs > 10 + batch // 2:
+                raise RuntimeError(f"sortlint rejects most generated catalogs: {rejected[0]}")
+            continue
+        done += size
+        report.add_outcome(outcome, cases)
+        harness = engine.prepare(catalog, workdir)
+        for case in cases:
+            for failure in harness.check_case(catalog, case, outcome.files[case.filename]):
+                report.failures.append(failure)
+                if out is None:
+                    continue
+                n = len(report.failures)
+                if shrunk[failure.signature] < shrink and shrink_spent < shrink_seconds:
+                    shrunk[failure.signature] += 1
+                    began = time.perf_counter()
+                    failure = Shrinker(lambda c, q: engine.check_one(c, q, workdir), shrink_budget).shrink(failure)
+                    harness = engine.prepare(catalog, workdir, harness)  # shrinking replaced the tables
+                    shrink_spent += time.perf_counter() - began
+                directory = out / f"{failure.engine}-{failure.kind}-{seed}-{n}"
+                report.written.append(reproducers.write(failure, directory))
+        report.engine_stats.update(harness.stats)
+        if hasattr(harness, "agreement"):
+            report.agreement.update(harness.agreement)
+            for label, *disagreement in harness.disagreements:
+                examples[label] += 1
+                if out is not None and examples[label] <= 3:
+                    name = label.replace(", ", "-").replace(" ", "-").lower()
+                    directory = out / f"datafusion-agreement-{name}-{seed}-{examples[label]}"
+                    report.written.append(reproducers.write_disagreement(label, *disagreement, directory))
+        log(f"[{engine.name}] {done}/{count} queries, {len(report.failures)} differences, "
+            f"{time.perf_counter() - started:.0f} s")
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+# ---------------------------------------------------------------------------------------------
+# Entry points
+
+
+def _spark_engine(workdir: Path) -> SparkEngine:
+    from fuzz.spark_engine import start_session
+
+    return SparkEngine(start_session(workdir / "spark"))
+
+
+def replay(directory: Path) -> int:
+    import json
+
+    data = json.loads((directory / "case.json").read_text())
+    catalog = reproducers.catalog_from_json(data["catalog"])
+    case = reproducers.case_from_json(data["case"])
+    with tempfile.TemporaryDirectory(prefix="sortlint-replay-") as tmp:
+        work = Path(tmp)
+        if data["engine"] == "spark":
+            engine: Engine = _spark_engine(work)
+        else:
+            engine = DataFusionEngine(data["settings"].get("target_partitions", 4))
+        failure = engine.check_one(catalog, case, work)
+    if failure is None:
+        print(f"{directory}: passes now")
+        return 0
+    print(f"{directory}: {failure.cls}: {failure.detail}")
+    return 1
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["replay"]:
+        return max(replay(Path(d)) for d in argv[1:])
+    which = argv[0] if argv else "all"
+    seed = int(os.environ.get("FUZZ_SEED", "1"))
+    count = int(os.environ.get("FUZZ_COUNT", "500"))
+    out = Path(os.environ.get("FUZZ_OUT", "fuzz-failures")).resolve()
+    shrink = int(os.environ.get("FUZZ_SHRINK", "1"))
+    shrink_seconds = float(os.environ.get("FUZZ_SHRINK_SECONDS", "900"))
+    batch = int(os.environ.get("FUZZ_BATCH", "40"))
+    reports = []
+    with tempfile.TemporaryDirectory(prefix="sortlint-fuzz-") as tmp:
+        work = Path(tmp)
+        if which in ("datafusion", "all"):
+            reports.append(fuzz(DataFusionEngine(), seed, count, work, out, batch, shrink,
+                                shrink_seconds=shrink_seconds))
+            print(reports[-1].summary(), flush=True)
+        if which in ("spark", "all"):
+            reports.append(fuzz(_spark_engine(work), seed, count, work, out, batch, shrink,
+                                shrink_budget=40, shrink_seconds=shrink_seconds))
+            print(reports[-1].summary(), flush=True)
+    print(f"\nFUZZ_SEED={seed} FUZZ_COUNT={count}: "
+          + ", ".join(f"{r.engine} {len(r.failures)} differences" for r in reports))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,77 @@
+"""A small fixed-seed slice of the fuzzers (`make fuzz` runs them long): 40 Spark queries and
+40 DataFusion queries, each engine's batch checked by one sortlint run per mode.
+
+Each test asserts that one class of failure that must never happen does not occur in the
+slice. A class today's sortlint still produces at these seeds is a strict expected failure
+naming its issue: the fix that removes the class removes the mark.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import spark_support
+from spark_support import spark  # noqa: F401  (the session fixture)
+
+from fuzz import spark_engine
+from fuzz.failures import NEVER
+from fuzz.run import DataFusionEngine, SparkEngine, fuzz
+
+SPARK_SEED = 4
+DATAFUSION_SEED = 3
+COUNT = 40
+
+
+@pytest.fixture(scope="module")
+def spark_report(spark, tmp_path_factory):  # noqa: F811
+    previous = spark_engine.configure(spark)
+    try:
+        return fuzz(SparkEngine(spark), SPARK_SEED, COUNT, tmp_path_factory.mktemp("fuzz-spark"),
+                    out=None, batch_size=COUNT, log=lambda _: None)
+    finally:
+        spark_engine.restore(spark, previous)
+
+
+@pytest.fixture(scope="module")
+def datafusion_report(tmp_path_factory):
+    pytest.importorskip("datafusion")
+    return fuzz(DataFusionEngine(), DATAFUSION_SEED, COUNT, tmp_path_factory.mktemp("fuzz-datafusion"),
+                out=None, batch_size=COUNT, log=lambda _: None)
+
+
+def _failures(report, cls: str) -> list[str]:
+    return [f"{f.case.filename}: {f.detail}\n  {f.case.text}\n  fixed: {f.fixed_text}"
+            for f in report.failures if f.cls == cls]
+
+
+# The classes that fail at these seeds today, with the issue that removes them.
+EXPECTED_FAILURES = {
+    "spark/safe-schema": "issue 10: a safe fix changes an output column's type (constants, equal keys)",
+    "datafusion/sl001-disproved": "issue 10: SL001 claims DataFusion's execution disproves "
+                                  "(subquery sorts DataFusion removes, multi-file scans, aggregates)",
+}
+SPARK_CLASSES = {kind: EXPECTED_FAILURES.get(f"spark/{kind}") for kind in NEVER if kind != "sl001-disproved"}
+DATAFUSION_CLASSES = {kind: EXPECTED_FAILURES.get(f"datafusion/{kind}")
+                      for kind in ("sl001-disproved", "safe-unanalysable", "safe-error")}
+
+
+@pytest.mark.parametrize("kind", [
+    pytest.param(kind, marks=[*spark_support.NEEDS_SPARK,
+                              *([pytest.mark.xfail(strict=True, reason=reason)] if reason else [])])
+    for kind, reason in SPARK_CLASSES.items()
+])
+def test_spark_slice_has_no(spark_report, kind):
+    assert spark_report.queries["sql"] + spark_report.queries["pyspark"] == COUNT
+    assert spark_report.fixes["files changed by --fix"] > 0, "the slice proves something"
+    assert _failures(spark_report, f"spark/{kind}") == []
+
+
+@pytest.mark.parametrize("kind", [
+    pytest.param(kind, marks=[pytest.mark.spark,
+                              *([pytest.mark.xfail(strict=True, reason=reason)] if reason else [])])
+    for kind, reason in DATAFUSION_CLASSES.items()
+])
+def test_datafusion_slice_has_no(datafusion_report, kind):
+    assert datafusion_report.queries["sql"] == COUNT
+    assert sum(datafusion_report.agreement.values()) > 0, "the slice compares sort decisions"
+    assert _failures(datafusion_report, f"datafusion/{kind}") == []

@@ -1,0 +1,90 @@
+"""Failures the fuzzers found, kept as regression tests with their data.
+
+Each directory of `fuzz_cases/` is a shrunk reproducer written by `make fuzz` (its README
+tells the story: catalog, data, query, sortlint's finding and fix, what the engine returned).
+The test replays it from scratch — sortlint's command line over a one-file repository, then
+the engine over freshly written tables — and asserts that it no longer fails. Each is a strict
+expected failure naming the issue whose fix removes it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import spark_support
+from spark_support import spark  # noqa: F401  (the session fixture)
+
+from fuzz import reproducers, spark_engine
+from fuzz.run import DataFusionEngine, SparkEngine
+
+CASES = Path(__file__).parent / "fuzz_cases"
+
+REASONS = {
+    "spark-constant-from-string-literal":
+        "issue 10 case 1: `id = '5'` on an int column rewritten as the string '5' AS id",
+    "spark-ordinal-group-key-read-as-value":
+        "issue 10 case 2: `GROUP BY 1, 2` with a constant first key becomes any_value(1)",
+    "spark-implicit-cast-is-no-constant-partition-key":
+        "issue 10 case 5: `sn = 1` on a string matches '1' and ' 1'; SL201 drops PARTITION BY sn",
+    "spark-group-key-names-a-select-alias":
+        "issue 10 (rewrites keep references): a dropped GROUP BY alias becomes any_value(alias), "
+        "which Spark cannot resolve",
+    "spark-pyspark-window-left-without-keys":
+        "issue 10 (the proof analyses the fix): dropping every key of Window.partitionBy(..)"
+        ".orderBy(..) leaves `Window` itself, not a WindowSpec",
+    "spark-declared-ordering-is-not-scan-order":
+        "issue 9: a declared ordering of a multi-file table is not the order Spark reads it in",
+    "spark-bucketed-engine-known-ordering":
+        "issue 9: a bucketed SORTED BY table (engine_known) is sorted per bucket only",
+    "datafusion-multi-file-scan-under-limit":
+        "issue 10: a WITH ORDER table of several files is read in parallel without the ORDER BY",
+    "datafusion-window-output-is-partitioned":
+        "issue 10: a PARTITION BY window's output is hash-partitioned, sorted only per partition",
+    "datafusion-right-join-order":
+        "issue 10 (item 4): a join's output order only from what holds whichever side is built",
+    "datafusion-subquery-sort-is-removed":
+        "issue 10: DataFusion removes a subquery's ORDER BY nothing above requires",
+    "datafusion-aggregate-output-is-partitioned":
+        "issue 10: GROUP BY over a declared ordering is hash-repartitioned by DataFusion",
+}
+
+
+def _load(name: str):
+    data = json.loads((CASES / name / "case.json").read_text())
+    return (data, reproducers.catalog_from_json(data["catalog"]), reproducers.case_from_json(data["case"]))
+
+
+def test_every_case_has_a_reason():
+    assert sorted(REASONS) == sorted(p.name for p in CASES.iterdir() if p.is_dir())
+
+
+@pytest.fixture
+def fuzz_spark(spark):  # noqa: F811
+    previous = spark_engine.configure(spark)
+    yield spark
+    spark_engine.restore(spark, previous)
+
+
+@pytest.mark.parametrize("name", [
+    pytest.param(name, marks=[*spark_support.NEEDS_SPARK, pytest.mark.xfail(strict=True, reason=reason)])
+    for name, reason in REASONS.items() if name.startswith("spark-")
+])
+def test_spark_reproducer_passes(fuzz_spark, tmp_path, name):
+    data, catalog, case = _load(name)
+    failure = SparkEngine(fuzz_spark).check_one(catalog, case, tmp_path)
+    assert failure is None, f"{failure.cls}: {failure.detail}\n{failure.fixed_text}"
+
+
+@pytest.mark.parametrize("name", [
+    pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=reason))
+    for name, reason in REASONS.items() if name.startswith("datafusion-")
+])
+def test_datafusion_reproducer_passes(tmp_path, name):
+    pytest.importorskip("datafusion")
+    data, catalog, case = _load(name)
+    engine = DataFusionEngine(data["settings"]["target_partitions"])
+    failure = engine.check_one(catalog, case, tmp_path)
+    assert failure is None, f"{failure.cls}: {failure.detail}\n{failure.fixed_text}"
