@@ -46,7 +46,6 @@ def _failures(report, cls: str) -> list[str]:
 
 # The classes that fail at these seeds today, with the issue that removes them.
 EXPECTED_FAILURES = {
-    "spark/safe-schema": "issue 10: a safe fix changes an output column's type (constants, equal keys)",
     "datafusion/sl001-disproved": "issue 10: SL001 claims DataFusion's execution disproves "
                                   "(subquery sorts DataFusion removes, multi-file scans, aggregates)",
 }

@@ -64,48 +64,38 @@ class SparkCase:
 SPARK_CASES = {
     "1-constant-keeps-date-type": SparkCase(
         "SELECT k, d, count(*) AS c FROM t WHERE d = '2024-01-02' GROUP BY k, d",
-        [("k", "int"), ("d", "date"), ("c", "bigint")], [(1, D, 3), (2, D, 1)],
-        xfail="issue 10 case 1: the constant is written as a string literal"),
+        [("k", "int"), ("d", "date"), ("c", "bigint")], [(1, D, 3), (2, D, 1)]),
     "1-constant-keeps-timestamp-type": SparkCase(
         "SELECT k, ts, count(*) AS c FROM v WHERE ts = '2024-01-02 00:00:00' GROUP BY k, ts",
-        [("k", "int"), ("ts", "timestamp"), ("c", "bigint")], [(1, TS, 2), (2, TS, 1)],
-        xfail="issue 10 case 1: the constant is written as a string literal"),
+        [("k", "int"), ("ts", "timestamp"), ("c", "bigint")], [(1, TS, 2), (2, TS, 1)]),
     "1-constant-keeps-decimal-type": SparkCase(
         "SELECT k, m, count(*) AS c FROM v WHERE m = '2.5' GROUP BY k, m",
         [("k", "int"), ("m", "decimal(12,2)"), ("c", "bigint")],
-        [(1, Decimal("2.50"), 2), (2, Decimal("2.50"), 1)],
-        xfail="issue 10 case 1: the constant is written as a string literal"),
+        [(1, Decimal("2.50"), 2), (2, Decimal("2.50"), 1)]),
     "2-ordinal-group-by-constant": SparkCase(
         "SELECT k, n, count(*) AS c FROM t WHERE n = 1 GROUP BY 1, 2",
-        [("k", "int"), ("n", "bigint"), ("c", "bigint")], [(1, 1, 3), (2, 1, 1)],
-        xfail="issue 10 case 2: GROUP BY 2 read as the value 2"),
+        [("k", "int"), ("n", "bigint"), ("c", "bigint")], [(1, 1, 3), (2, 1, 1)]),
     "2-ordinal-group-by-join-key": SparkCase(
         "SELECT t.k, u.k AS uk, count(*) AS c FROM t JOIN u ON t.k = u.k GROUP BY 1, 2",
-        [("k", "int"), ("uk", "int"), ("c", "bigint")], [(1, 1, 3), (2, 2, 2)],
-        xfail="issue 10 case 2: GROUP BY 1 read as the value 1"),
+        [("k", "int"), ("uk", "int"), ("c", "bigint")], [(1, 1, 3), (2, 2, 2)]),
     "3-equal-key-of-another-type": SparkCase(
         "SELECT t.k, u.x, count(*) AS c FROM t JOIN u ON t.k = u.x GROUP BY t.k, u.x",
-        [("k", "int"), ("x", "double"), ("c", "bigint")], [(1, 1.0, 3), (2, 2.0, 2)],
-        xfail="issue 10 case 3: an int key replaces a double one"),
+        [("k", "int"), ("x", "double"), ("c", "bigint")], [(1, 1.0, 3), (2, 2.0, 2)]),
     "4-dropped-key-still-ordered-by": SparkCase(
         "SELECT t.k, u.k AS uk, count(*) AS c FROM t JOIN u ON t.k = u.k GROUP BY t.k, u.k ORDER BY u.k",
-        [("k", "int"), ("uk", "int"), ("c", "bigint")], [(1, 1, 3), (2, 2, 2)], ordered=True,
-        xfail="issue 10 case 4: the fixed ORDER BY names a dropped group key"),
+        [("k", "int"), ("uk", "int"), ("c", "bigint")], [(1, 1, 3), (2, 2, 2)], ordered=True),
     "5-implicit-cast-is-no-constant-group-key": SparkCase(
         "SELECT k, sn, count(*) AS c FROM t WHERE sn = 1 GROUP BY k, sn",
         [("k", "int"), ("sn", "string"), ("c", "bigint")],
-        [(1, "1", 2), (1, "01", 1), (2, "1", 1), (2, " 1", 1)],
-        xfail="issue 10 case 5: `sn = 1` taken as a constant of a string column"),
+        [(1, "1", 2), (1, "01", 1), (2, "1", 1), (2, " 1", 1)]),
     "5-implicit-cast-is-no-constant-sort-key": SparkCase(
         "SELECT id, sn FROM t WHERE sn = 1 ORDER BY sn, id",
         [("id", "int"), ("sn", "string")],
-        [(4, " 1"), (2, "01"), (1, "1"), (3, "1"), (5, "1")], ordered=True,
-        xfail="issue 10 case 5: `sn = 1` taken as a constant of a string column"),
+        [(4, " 1"), (2, "01"), (1, "1"), (3, "1"), (5, "1")], ordered=True),
     "5-implicit-cast-is-no-join-equality": SparkCase(
         "SELECT t.sn, u.k, count(*) AS c FROM t JOIN u ON t.sn = u.k GROUP BY t.sn, u.k",
         [("sn", "string"), ("k", "int"), ("c", "bigint")],
-        [("1", 1, 3), ("01", 1, 1), (" 1", 1, 1)],
-        xfail="issue 10 case 5: `t.sn = u.k` (string = int) taken as an equality of the keys"),
+        [("1", 1, 3), ("01", 1, 1), (" 1", 1, 1)]),
 }
 
 
@@ -153,8 +143,7 @@ def _with_marks(*marks):
     return apply
 
 
-@_with_marks(*spark_support.NEEDS_SPARK, pytest.mark.xfail(
-    strict=True, reason="issue 10: a fix is dropped because fixing it makes a new finding appear"))
+@_with_marks(*spark_support.NEEDS_SPARK)
 def test_spark_fix_applies_when_a_new_finding_appears(fuzz_spark, tmp_path):
     """Dropping the constant partition key makes the final ORDER BY redundant (a new SL001):
     that is no reason to drop the SL201 fix, which keeps the result."""
@@ -216,8 +205,7 @@ DATAFUSION_CASES = {
     "9-bigint-addition-wraps": DataFusionCase(
         [_ints("t", ["c"], [[(0,), (9223372036854775807,)]], ordering=["c"], types={"c": "bigint"})],
         "SELECT c + 1 AS x FROM t ORDER BY x",
-        [(-9223372036854775808,), (1,)], [(0, False, False)],
-        xfail="issue 10 case 9: BIGINT + 1 wraps in DataFusion"),
+        [(-9223372036854775808,), (1,)], [(0, False, False)]),
     "9-int-addition-widens-and-stays-ordered": DataFusionCase(
         [_ints("t", ["c"], [[(0,), (2147483647,)]], ordering=["c"])],
         "SELECT c + 1 AS x FROM t ORDER BY x",
