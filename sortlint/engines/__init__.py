@@ -13,6 +13,7 @@ from sortlint.engines import datafusion, spark
 from sortlint.engines.analysis import Analysis, LineOf, TransferTable, propagate
 from sortlint.engines.comparisons import Semantics
 from sortlint.plan import nodes as n
+from sortlint.plan.usage import read_window_functions
 
 TARGETS: dict[str, TransferTable] = {"spark": spark.TRANSFER, "datafusion": datafusion.TRANSFER}
 
@@ -24,6 +25,10 @@ def semantics(config: Config) -> Semantics:
 
 def analyse(root: n.Node, config: Config, line_of: LineOf = lambda span: None) -> Analysis:
     analysis = Analysis(config, line_of, semantics(config))
+    for node in n.walk(root):
+        analysis.parents.update((id(child), node) for child in node.children)
+    if any(isinstance(node, n.Window) for node in n.walk(root)):
+        analysis.read_windows = read_window_functions(root)
     propagate(root, analysis, TARGETS[config.target])
     return analysis
 

@@ -28,6 +28,9 @@ class Analysis:
     semantics: Semantics
     properties: dict[int, Properties] = field(default_factory=dict)
     permutations: dict[int, Permutation] = field(default_factory=dict)
+    parents: dict[int, n.Node] = field(default_factory=dict)
+    # The window functions whose value something reads: an engine computes no other.
+    read_windows: set[int] = field(default_factory=set)
 
     @property
     def target(self) -> str:
@@ -35,6 +38,14 @@ class Analysis:
 
     def of(self, node: n.Node) -> Properties:
         return self.properties[id(node)]
+
+    def parent(self, node: n.Node) -> n.Node | None:
+        return self.parents.get(id(node))
+
+    def computed(self, node: n.Window) -> list[n.WindowFunction]:
+        """The window functions of the node the engine computes: those whose value is read
+        (Spark's and DataFusion's optimizers prune the others, and their sorts with them)."""
+        return [f for f in node.functions if id(f) in self.read_windows]
 
     def nothing_known(self) -> Properties:
         """The properties of rows nothing is known about, computed as the target computes."""

@@ -11,7 +11,7 @@ give it. Whatever a node cannot account for is forgotten, never guessed.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 
 from sqlglot import exp
@@ -205,10 +205,13 @@ def _null_filled(props: Properties) -> Properties:
     return replace(props, constants={}, not_null=frozenset(), orderings=(), unique_keys=())
 
 
-def set_operation(node: n.SetOp, analysis: Analysis, keeps_order: Callable[[n.SetOp], bool]) -> Properties:
+def set_operation(
+    node: n.SetOp, analysis: Analysis, keeps_order: Callable[[n.SetOp], bool], per_partition: bool = False
+) -> Properties:
     """UNION / INTERSECT / EXCEPT: what every branch guarantees about its columns (the first
     branch's for INTERSECT and EXCEPT, which return its rows). `keeps_order(node)`: whether
-    the engine emits the branches' common ordering."""
+    the engine emits the branches' common ordering - inside each partition only, with
+    `per_partition` (the branches' partitions side by side)."""
     columns = [Expr.column(name) for name in node.columns]
     branches = []
     for child in node.children:
@@ -216,9 +219,10 @@ def set_operation(node: n.SetOp, analysis: Analysis, keeps_order: Callable[[n.Se
         if len(names) != len(columns):
             return analysis.nothing_known()
         mapping = [(Expr.column(name), column) for name, column in zip(names, columns)]
-        branches.append(analysis.of(child).project(mapping))
+        branch = analysis.of(child).project(mapping)
+        branches.append(branch.in_each_partition() if per_partition else branch)
     if node.kind == "union":
-        props = Properties.union(branches)
+        props = Properties.union(branches, per_partition)
     else:  # INTERSECT / EXCEPT return rows of the first branch
         props = branches[0]
     if not keeps_order(node):
@@ -229,11 +233,16 @@ def set_operation(node: n.SetOp, analysis: Analysis, keeps_order: Callable[[n.Se
 
 
 def ranked(
-    props: Properties, function: n.WindowFunction, partition_keys: list[SortKey], evidence: list[Evidence]
+    props: Properties,
+    function: n.WindowFunction,
+    partition_keys: list[SortKey],
+    evidence: list[Evidence],
+    partitioned_by: Iterable[Expr] | None = None,
 ) -> Properties:
     """row_number/rank/dense_rank computed over rows that arrive in the window's order: the
-    rank grows with it (inside each partition), is never null, and row_number is unique."""
-    props = props.with_ordering([*partition_keys, SortKey(function.expr, SortOptions())], evidence)
+    rank grows with it (inside each partition), is never null, and row_number is unique.
+    `partitioned_by`: the rows come so only inside each physical partition of these keys."""
+    props = props.with_ordering([*partition_keys, SortKey(function.expr, SortOptions())], evidence, partitioned_by)
     props = props.with_not_null([function.expr])
     if isinstance(unwrap(function.expr.node.this), exp.RowNumber):
         props = props.with_unique_key([*(k.expr for k in partition_keys), function.expr], evidence)

@@ -30,7 +30,7 @@ from sortlint.plan import nodes as n
 
 def window(node: n.Window, analysis: Analysis) -> Properties:
     props = operators.input_of(node, analysis)
-    for function in node.functions:
+    for function in analysis.computed(node):
         props = _window_function(props, function, analysis)
     return props
 

@@ -29,6 +29,12 @@ FIXED = [
     "spark-implicit-cast-is-no-constant-partition-key",  # issue 10 case 5: `sn = 1` on a string
     "spark-group-key-names-a-select-alias",  # issue 10: a dropped GROUP BY alias as any_value(alias)
     "spark-pyspark-window-left-without-keys",  # dropping every window key left `Window` itself
+    # DataFusion orders rows inside each partition; only a merge or one partition is global:
+    "datafusion-multi-file-scan-under-limit",  # file groups read in parallel
+    "datafusion-window-output-is-partitioned",  # a PARTITION BY window's hash partitions
+    "datafusion-right-join-order",  # a join keeps only an order both sides give
+    "datafusion-subquery-sort-is-removed",  # a sort nothing above requires is removed
+    "datafusion-aggregate-output-is-partitioned",  # GROUP BY's hash repartition
 ]
 # Still failing: the issue whose fix removes each.
 REASONS = {
@@ -36,16 +42,6 @@ REASONS = {
         "issue 9: a declared ordering of a multi-file table is not the order Spark reads it in",
     "spark-bucketed-engine-known-ordering":
         "issue 9: a bucketed SORTED BY table (engine_known) is sorted per bucket only",
-    "datafusion-multi-file-scan-under-limit":
-        "issue 10: a WITH ORDER table of several files is read in parallel without the ORDER BY",
-    "datafusion-window-output-is-partitioned":
-        "issue 10: a PARTITION BY window's output is hash-partitioned, sorted only per partition",
-    "datafusion-right-join-order":
-        "issue 10 (item 4): a join's output order only from what holds whichever side is built",
-    "datafusion-subquery-sort-is-removed":
-        "issue 10: DataFusion removes a subquery's ORDER BY nothing above requires",
-    "datafusion-aggregate-output-is-partitioned":
-        "issue 10: GROUP BY over a declared ordering is hash-repartitioned by DataFusion",
 }
 
 

@@ -12,8 +12,7 @@ engine:
   sortlint reports, the query without that ORDER BY is executed and must still return the
   rows in that order (it runs a few times: partitions race).
 
-A case sortlint gets wrong today is a strict expected failure naming the case, so the fixer
-of issue 10 removes the mark with the fix.
+Every case passes: sortlint fixes what it can prove and leaves the rest as it is.
 """
 
 from __future__ import annotations
@@ -58,7 +57,6 @@ class SparkCase:
     schema: list[tuple[str, str]]
     rows: list[tuple]
     ordered: bool = False
-    xfail: str | None = None
 
 
 SPARK_CASES = {
@@ -99,10 +97,6 @@ SPARK_CASES = {
 }
 
 
-def _marks(reason: str | None):
-    return [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
-
-
 def _fixed_text(tmp_path: Path, catalog_yaml: str, name: str, text: str) -> str:
     outcome = run_batch(tmp_path / "repo", catalog_yaml, {name: text}, modes=("safe",)).files[name]
     return outcome.safe_text or text
@@ -116,8 +110,7 @@ def fuzz_spark(spark):  # noqa: F811
 
 
 @pytest.mark.parametrize(
-    "case", [pytest.param(c, id=name, marks=[*spark_support.NEEDS_SPARK, *_marks(c.xfail)])
-             for name, c in SPARK_CASES.items()])
+    "case", [pytest.param(c, id=name, marks=spark_support.NEEDS_SPARK) for name, c in SPARK_CASES.items()])
 def test_spark_fix_keeps_result(fuzz_spark, tmp_path, case: SparkCase):
     spark_engine.load(fuzz_spark, SPARK_CATALOG)
     query = Case("q", "sql", case.query)
@@ -170,7 +163,6 @@ class DataFusionCase:
     query: str
     rows: list[tuple]  # what the query returns, in its order
     order: list[tuple[int, bool, bool]]  # its ORDER BY: (output position, descending, nulls_first)
-    xfail: str | None = None
     expect_sl001: bool = False  # a correct SL001 that must be reported
     settings: dict = field(default_factory=lambda: {"target_partitions": 4})
 
@@ -187,28 +179,27 @@ DATAFUSION_CASES = {
         [_ints("t", ["c"], [[(3,), (1,), (5,)], [(2,), (4,)]])],
         "SELECT s.c FROM (SELECT t.c, count(*) OVER (ORDER BY t.c ASC NULLS LAST) AS w FROM t) AS s "
         "ORDER BY c ASC NULLS LAST",
-        [(1,), (2,), (3,), (4,), (5,)], [(0, False, False)],
-        xfail="issue 10 case 6: DataFusion prunes the unused window and its sort"),
+        [(1,), (2,), (3,), (4,), (5,)], [(0, False, False)]),
     "7-join-build-side-chosen-by-statistics": DataFusionCase(
         [Table("big", [Column("k", "int", False, "small"), Column("v", "int", False, "small")],
                ordering=[OrderItem("v", False, False)], files=[_BIG]),
          Table("small", [Column("k", "int", False, "small"), Column("w", "int", False, "small")],
                ordering=[OrderItem("w", True, False)], files=[[(2, 30), (1, 20), (0, 10)]])],
         "SELECT big.v, small.w FROM big JOIN small ON big.k = small.k ORDER BY small.w DESC NULLS LAST",
-        sorted([(v, {0: 10, 1: 20, 2: 30}[k]) for k, v in _BIG], key=lambda r: -r[1]), [(1, True, False)],
-        xfail="issue 10 case 7: the small right side becomes the build side"),
+        sorted([(v, {0: 10, 1: 20, 2: 30}[k]) for k, v in _BIG], key=lambda r: -r[1]), [(1, True, False)]),
     "8-union-all-keeps-no-order": DataFusionCase(
         [_ints("t", ["a"], [[(1,), (2,), (3,)]], ordering=["a"])],
         "SELECT a FROM t UNION ALL SELECT a FROM t ORDER BY a",
-        [(1,), (1,), (2,), (2,), (3,), (3,)], [(0, False, False)],
-        xfail="issue 10 case 8: UNION ALL concatenates its ordered branches"),
+        [(1,), (1,), (2,), (2,), (3,), (3,)], [(0, False, False)]),
+    # The inner ORDER BY ... LIMIT gives one partition in the order of c (a scan's order holds
+    # only inside each partition): whether c + 1 keeps it is the question.
     "9-bigint-addition-wraps": DataFusionCase(
         [_ints("t", ["c"], [[(0,), (9223372036854775807,)]], ordering=["c"], types={"c": "bigint"})],
-        "SELECT c + 1 AS x FROM t ORDER BY x",
+        "SELECT s.x FROM (SELECT c + 1 AS x FROM t ORDER BY c LIMIT 10) AS s ORDER BY x",
         [(-9223372036854775808,), (1,)], [(0, False, False)]),
     "9-int-addition-widens-and-stays-ordered": DataFusionCase(
         [_ints("t", ["c"], [[(0,), (2147483647,)]], ordering=["c"])],
-        "SELECT c + 1 AS x FROM t ORDER BY x",
+        "SELECT s.x FROM (SELECT c + 1 AS x FROM t ORDER BY c LIMIT 10) AS s ORDER BY x",
         [(1,), (2147483648,)], [(0, False, False)], expect_sl001=True),
 }
 
@@ -218,7 +209,7 @@ def _datafusion_catalog(case: DataFusionCase) -> Catalog:
 
 
 @pytest.mark.parametrize(
-    "case", [pytest.param(c, id=name, marks=_marks(c.xfail)) for name, c in DATAFUSION_CASES.items()])
+    "case", [pytest.param(c, id=name) for name, c in DATAFUSION_CASES.items()])
 def test_datafusion_sl001_holds(tmp_path, case: DataFusionCase):
     pytest.importorskip("datafusion")
     catalog = _datafusion_catalog(case)
