@@ -14,4 +14,6 @@ sources:
     columns: {customer_id: bigint not null, region: string not null, name: string}
     orderings: [[customer_id, region]]
     engine_known: true
+  orders:
+    columns: {order_id: bigint not null, day: date, amount: "decimal(12,2)", qty: bigint, price: double, code: string}
 """

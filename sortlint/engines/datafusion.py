@@ -41,7 +41,9 @@ Everything else is shared with Spark (`sortlint.engines.operators`).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
 from functools import partial
+from typing import Literal
 
 from sqlglot import exp
 
@@ -65,10 +67,11 @@ def sort(node: n.Sort, analysis: Analysis) -> Properties:
 
 
 def _kept(node: n.Sort, analysis: Analysis) -> bool:
-    """Whether DataFusion keeps a sort's order: the final ORDER BY, one under a LIMIT or a
-    write. Its optimizer removes a sort that nothing above requires."""
+    """Whether DataFusion keeps a sort's order: the statement's final ORDER BY (its query's,
+    under an INSERT), one under a LIMIT. Its optimizer removes a sort in a subquery that
+    nothing above requires."""
     parent = analysis.parent(node)
-    while isinstance(parent, (n.Project, n.Filter, n.Alias)):
+    while isinstance(parent, (n.Project, n.Filter)):
         parent = analysis.parent(parent)
     return parent is None or isinstance(parent, (n.Limit, n.Write))
 
@@ -168,7 +171,9 @@ def _window_groups(node: n.Window, analysis: Analysis) -> list[_WindowGroup]:
     return list(groups.values())
 
 
-def _fitting_order(props: Properties, group: _WindowGroup, per_partition: bool = True) -> list[SortKey] | bool | None:
+def _fitting_order(
+    props: Properties, group: _WindowGroup, per_partition: bool = True
+) -> list[SortKey] | Literal[False] | None:
     """The order in which DataFusion runs the window on these rows without sorting them
     (the partition keys as the rows have them, then the ORDER BY or its reverse); False
     when it must sort, None when that depends on whether it can reverse a function
@@ -228,14 +233,14 @@ def window(node: n.Window, analysis: Analysis) -> Properties:
         if fit is None:
             out = props.without_orderings()  # sorted or not: not known
         else:
-            keys = fit if fit else _window_sort(props, group)
-            out, in_order = _arranged(props, group, keys, already=bool(fit)), [group]
+            keys = _window_sort(props, group) if fit is False else fit
+            out, in_order = _arranged(props, group, keys, already=fit is not False), [group]
     else:
         # Several windows without PARTITION BY that all run in one order (as it is, or
         # reversed): one merge into one partition in that order serves them all.
         fits = [_fitting_order(props, g) for g in groups]
         first = fits[0]
-        if not any(g.partition for g in groups) and first and all(fit == first for fit in fits):
+        if not any(g.partition for g in groups) and isinstance(first, list) and all(f == first for f in fits):
             out, in_order = _arranged(props, groups[0], first, already=True), groups
         else:
             out = props.without_orderings()
@@ -342,13 +347,14 @@ def comparison(left: Side, right: Side) -> tuple[SqlType, SqlType] | None:
         return None
     if a == b:
         return a, b
-    for literal, other in ((left, right), (right, left)):
-        if literal.literal and not other.literal and other.type is not None and _fits(literal, other.type):
-            return other.type, other.type
+    for literal, column in ((left, right), (right, left)):
+        if literal.literal and not column.literal and column.type is not None and _fits(literal, column.type):
+            return column.type, column.type
     if "string" in (a.family, b.family):
         other = b if a.family == "string" else a
         return (other, other) if other.family != "string" else (a, b)
     kinds = {a.family, b.family}
+    common: SqlType | None
     if kinds == {"integer"}:
         common = a if a.bits >= b.bits else b
     elif kinds == {"integer", "decimal"} or kinds == {"decimal"}:
@@ -358,11 +364,15 @@ def comparison(left: Side, right: Side) -> tuple[SqlType, SqlType] | None:
     elif kinds == {"integer", "floating"}:
         common = a if a.family == "floating" else b
     elif kinds == {"decimal", "floating"}:
-        common = types.decimal(30, 15)
+        floating = a if a.family == "floating" else b
+        as_decimal = types.decimal(14, 7) if floating.bits == 24 else types.decimal(30, 15)
+        common = types.wider_decimal(a if a.family == "decimal" else b, as_decimal)
     elif kinds == {"floating"}:
         common = types.DOUBLE
     elif kinds == {"date", "timestamp"}:
         common = types.TIMESTAMP
+    elif kinds == {"integer", "date"}:
+        common = types.DATE
     else:
         return None
     return (common, common) if common is not None else None
@@ -378,9 +388,27 @@ def _fits(literal: Side, target: SqlType) -> bool:
     value = literal.integer_value()
     if value is not None and target.family == "integer":
         return -(2**target.bits) <= value < 2**target.bits
-    if value is not None and target.family == "decimal":
-        return len(str(abs(value))) <= target.integer_digits
+    if target.family == "decimal" and literal.type.family in ("integer", "floating"):
+        number = _exact_number(literal.expr.node)
+        if number is None:
+            return False
+        _, digits, exponent = number.as_tuple()
+        scale, whole = max(-int(exponent), 0), max(len(digits) + int(exponent), 0)
+        return scale <= target.scale and whole <= target.integer_digits
     return False
+
+
+def _exact_number(node: exp.Expression) -> Decimal | None:
+    """The value of a number literal, when it has one finite decimal value."""
+    sign = -1 if isinstance(node, exp.Neg) else 1
+    node = node.this if isinstance(node, exp.Neg) else node
+    if not isinstance(node, exp.Literal) or node.is_string:
+        return None
+    try:
+        value = Decimal(node.this)
+    except InvalidOperation:
+        return None
+    return (value * sign).normalize() if value.is_finite() else None
 
 
 SEMANTICS = Semantics(ARITHMETIC, comparison, equal_floats_sort_together=False)

@@ -73,7 +73,8 @@ TRANSFER: dict[type, Transfer] = {
 #   makes both doubles;
 # * a string and a number: with ANSI mode both become bigints (an integer) or doubles; without
 #   it, the string becomes the number's type - either way the string side is cast, so
-#   `sn = 1` holds for '1', '01' and ' 1';
+#   `sn = 1` holds for '1', '01' and ' 1' (without ANSI mode an integer and a float are
+#   compared as floats; a decimal's rules against a string are not modelled: no fact);
 # * a string and a date, timestamp or boolean: the string is cast to that type;
 # * a date and a timestamp: the date becomes the timestamp at its midnight; a timestamp_ntz
 #   and a timestamp: the timestamp_ntz is cast.
@@ -92,18 +93,20 @@ def comparison(left: Side, right: Side, ansi: bool) -> tuple[SqlType, SqlType] |
     if a.family == "string":
         if b.family == "integer":
             common = types.BIGINT if ansi else b
-        elif b.family in ("decimal", "floating"):
+        elif b.family == "floating":
+            common = types.DOUBLE if ansi else b
+        elif b.family == "decimal" and ansi:
             common = types.DOUBLE
         elif b.family in ("date", "timestamp", "timestamp_ntz", "boolean"):
             common = b
         else:
-            return None
+            return None  # without ANSI mode a decimal's rules are not modelled: no fact
         return common, common
-    common = _common_type(left, right)
-    return (common, common) if common is not None else None
+    shared = _common_type(left, right, ansi)
+    return (shared, shared) if shared is not None else None
 
 
-def _common_type(left: Side, right: Side) -> SqlType | None:
+def _common_type(left: Side, right: Side, ansi: bool) -> SqlType | None:
     a, b = left.type, right.type
     assert a is not None and b is not None
     kinds = {a.family, b.family}
@@ -112,6 +115,8 @@ def _common_type(left: Side, right: Side) -> SqlType | None:
     if kinds <= {"integer", "decimal"}:
         da, db = _decimal_side(left), _decimal_side(right)
         return types.wider_decimal(da, db) if da is not None and db is not None else None
+    if kinds == {"integer", "floating"} and not ansi:
+        return a if a.family == "floating" else b  # a float stays a float
     if kinds <= {"integer", "decimal", "floating"}:
         return types.DOUBLE
     if kinds == {"date", "timestamp"} or kinds == {"timestamp", "timestamp_ntz"}:

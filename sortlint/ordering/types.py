@@ -28,8 +28,10 @@ Family = Literal[
 # Magnitude bits of each integer type: its values are -2**bits .. 2**bits - 1.
 INTEGER_BITS = {"tinyint": 7, "byte": 7, "smallint": 15, "short": 15, "int": 31, "integer": 31,
                 "bigint": 63, "long": 63}
-# Decimal digits an integer type needs (Spark casts an int to decimal(10,0)).
+# Decimal digits an integer type's values have, and the decimal engines read the type as
+# (Spark and DataFusion alike: an int is a decimal(10,0), a bigint a decimal(20,0)).
 INTEGER_DIGITS = {7: 3, 15: 5, 31: 10, 63: 19}
+INTEGER_AS_DECIMAL = {7: 3, 15: 5, 31: 10, 63: 20}
 # Significand bits of the floating types: an integer of at most that many bits is exact.
 FLOATING_BITS = {"float": 24, "real": 24, "double": 53, "double precision": 53}
 STRINGS = {"string", "text", "varchar"}
@@ -113,18 +115,12 @@ def sql_type(text: str | None) -> SqlType | None:
     return None
 
 
-def same_type(left: str | None, right: str | None) -> bool:
-    """Whether two type names are known and the same type."""
-    a, b = sql_type(left), sql_type(right)
-    return a is not None and a == b
-
-
 def as_decimal(t: SqlType) -> SqlType | None:
     """The decimal an integer or decimal is compared and computed as."""
     if t.family == "decimal":
         return t
     if t.family == "integer":
-        return decimal(t.integer_digits)
+        return decimal(INTEGER_AS_DECIMAL[t.bits])
     return None
 
 
@@ -160,13 +156,6 @@ def exact_cast(source: SqlType, target: SqlType) -> bool:
 
 _DATE_TEXT = re.compile(r"\d{4}-\d{2}-\d{2}")
 _TIMESTAMP_TEXT = re.compile(r"\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?")
-
-
-def literal_value(node: exp.Expression) -> exp.Literal | None:
-    """The number or string literal a node is (`-2` included)."""
-    if isinstance(node, exp.Neg) and isinstance(node.this, exp.Literal) and not node.this.is_string:
-        return node.this
-    return node if isinstance(node, exp.Literal) else None
 
 
 def typed_literal(value: exp.Expression, value_type: str | None, column_type: SqlType) -> str:

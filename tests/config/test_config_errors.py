@@ -704,3 +704,14 @@ def load_config_text(tmp_path: Path, text: str):
     path = tmp_path / "sortlint.yml"
     path.write_text(text)
     return load_config(path)
+
+
+def test_spark_ansi_must_be_a_boolean(tmp_path):
+    error = config_error(
+        tmp_path,
+        """
+        spark:
+          ansi: "off"
+        """,
+    )
+    assert error.message == "spark.ansi must be true or false, got the string 'off'"

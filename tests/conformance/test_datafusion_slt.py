@@ -437,7 +437,7 @@ DISAGREEMENTS: dict[str, str] = {
         "DataFusion's claim is unsound: -(a + b) over BIGINTs wraps where a + b is "
         "-9223372036854775808. Rows (a=-9223372036854775807, b=-1), (0, 0), (1, 1) are ordered "
         "by a + b and give -(a + b) = -9223372036854775808, 0, -2, not descending; the datafusion "
-        "package plans no sort and returns them so (tests/engines/test_datafusion_arithmetic.py). "
+        "package plans no sort and returns them so (tests/engines/test_datafusion_model.py). "
         "sortlint keeps the sort."
     ),
     "order_006": LOG_UNSOUND.format(

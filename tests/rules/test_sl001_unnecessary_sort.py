@@ -77,3 +77,25 @@ def test_basis_is_declared_for_catalog_orders_and_query_for_inner_sorts(tmp_path
         ("SL001", 1, "declared"),
         ("SL001", 2, "query"),
     ]
+
+
+ANSI_CATALOG = """
+target: {{target}}
+spark: {{{{ansi: {ansi}}}}}
+sources:
+  events:
+    columns: {{{{event_id: bigint not null, latency_ms: int}}}}
+"""
+
+
+def test_without_ansi_mode_integer_arithmetic_may_wrap_and_keeps_no_order(lint):
+    # Spark without ANSI mode computes latency_ms + 1 as an INT that wraps at 2147483647
+    # (tests/engines/test_spark_facts.py); with it, an overflow fails the query.
+    sql = """
+        SELECT s.x FROM (SELECT latency_ms + 1 AS x FROM events ORDER BY latency_ms LIMIT 10) s
+        ORDER BY x
+    """
+    assert [code for code, _, _ in lint(sql, catalog=ANSI_CATALOG.format(ansi="true"))] == ["SL001"]
+    assert lint(sql, catalog=ANSI_CATALOG.format(ansi="false")) == []
+    widened = sql.replace("latency_ms + 1", "CAST(latency_ms AS BIGINT) + 1")
+    assert [code for code, _, _ in lint(widened, catalog=ANSI_CATALOG.format(ansi="false"))] == ["SL001"]
