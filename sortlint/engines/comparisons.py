@@ -27,14 +27,12 @@ from sortlint.ordering.types import Arithmetic, SqlType, exact_cast, sql_type
 @dataclass(frozen=True)
 class Side:
     """One side of a comparison: the expression, its type (None: unknown or not modelled),
-    and whether it is a literal."""
+    and whether it is a literal - a value written in the query, typed (`DATE '2024-01-02'`,
+    `CAST(1.5 AS DECIMAL(12,2))`) or not."""
 
     expr: Expr
     type: SqlType | None
-
-    @property
-    def literal(self) -> bool:
-        return self.expr.is_literal
+    literal: bool = False
 
     def integer_value(self) -> int | None:
         """The value of an integer literal."""
@@ -65,11 +63,11 @@ def equality(
     props: Properties, left: Expr, right: Expr, evidence: list[Evidence], semantics: Semantics
 ) -> Properties:
     """The facts `left = right` (or `<=>`) gives, after the engine's casts."""
-    if left.is_literal and right.is_literal:
-        return props
     if isinstance(left.node, exp.Null) or isinstance(right.node, exp.Null):
         return props.with_equality(left, right, evidence)  # IS NULL (`<=>`), or no row at all
     sides = (_side(props, left), _side(props, right))
+    if sides[0].literal and sides[1].literal:
+        return props
     casts = semantics.comparison(*sides)
     if casts is None:
         return props
@@ -92,7 +90,15 @@ def equality(
 
 
 def _side(props: Properties, expr: Expr) -> Side:
-    return Side(expr, sql_type(props.type_of(expr)))
+    return Side(expr, sql_type(props.type_of(expr)), _is_value(expr))
+
+
+def _is_value(expr: Expr) -> bool:
+    """A literal, or a cast of one (`DATE '2024-01-02'` reads as one)."""
+    node = expr.node
+    while isinstance(node, exp.Cast):
+        node = node.this
+    return Expr.of(node).is_literal
 
 
 def _as_type(literal: Side, target: SqlType | None) -> Expr:

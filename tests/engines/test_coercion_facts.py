@@ -41,7 +41,7 @@ def _side(operand: str, arithmetic: Arithmetic) -> Side:
     if operand in COLUMNS:
         return Side(expr, sql_type(COLUMNS[operand]))
     props = Properties(arithmetic=arithmetic)
-    return Side(expr, sql_type(props.type_of(expr)))
+    return Side(expr, sql_type(props.type_of(expr)), literal=True)
 
 
 PAIRS = [(a, b) for a, b in product(COLUMNS, OPERANDS) if a != b]
@@ -242,3 +242,10 @@ def test_an_unknown_type_gives_no_fact():
     semantics = spark_engine.semantics(_settings(True))
     props = equality(Properties(), Expr.parse("a"), Expr.parse("'x'"), WHERE, semantics)
     assert props.constant(Expr.column("a")) is None
+
+
+def test_a_typed_literal_is_a_value_too():
+    props = _after("dt", "DATE '2024-01-02'", "datafusion")
+    assert _constant(props, "dt") == "CAST('2024-01-02' AS DATE)"
+    props = _after("m", "CAST(3.00 AS DECIMAL(12,2))", "spark")
+    assert _constant(props, "m") == "CAST(3.00 AS DECIMAL(12, 2))"

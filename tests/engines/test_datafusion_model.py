@@ -121,3 +121,20 @@ def test_negation_wraps_where_datafusion_thinks_it_reverses_an_order(tmp_path):
     assert wrapped == [-(2**63), 0, -2]  # not descending
     # sortlint keeps this sort: the strict expected failure order_022 in
     # tests/conformance/test_datafusion_slt.py.
+
+
+def test_a_double_equal_to_zero_is_no_constant(tmp_path):
+    """DataFusion takes `x = 0` for a constant x and drops the sort of `ORDER BY x`, yet its
+    sort orders -0.0 before 0.0, which both equal 0: the rows come out of its own order.
+    sortlint makes no fact of a floating-point equality under DataFusion and keeps it."""
+    ctx = datafusion.SessionContext()
+    ctx.sql("CREATE TABLE z AS SELECT * FROM (VALUES (1, 0.0), (2, -0.0), (3, 0.0), (4, -0.0)) v(id, x)").collect()
+    filtered = [row["x"] for row in ctx.sql("SELECT id, x FROM z WHERE x = 0 ORDER BY x").to_pylist()]
+    sorted_ = [row["x"] for row in ctx.sql("SELECT id, x FROM z ORDER BY x").to_pylist()]
+    assert [str(x) for x in sorted_] == ["-0.0", "-0.0", "0.0", "0.0"]
+    assert [str(x) for x in filtered] == ["0.0", "-0.0", "0.0", "-0.0"]
+    catalog = "target: datafusion\nsources:\n  z:\n    columns: {id: int not null, x: double not null}\n"
+    (tmp_path / "sortlint.yml").write_text(catalog)
+    (tmp_path / "q.sql").write_text("SELECT id, x FROM z WHERE x = 0 ORDER BY x, id")
+    result = check([tmp_path / "q.sql"], load_config(tmp_path / "sortlint.yml"))
+    assert [f.code for f in result.findings] == []

@@ -141,6 +141,13 @@ def test_sl103_ordinal_keys_are_the_select_items_they_name(fix):
     ) == "SELECT o.code, o.code AS code2, count(*) AS n FROM orders o JOIN orders p ON o.code = p.code GROUP BY 1"
 
 
+def test_sl103_alias_keys_are_the_select_items_they_name(fix):
+    # `any_value(q1) AS q1` would not resolve: the alias is the item being rewritten.
+    assert fix(
+        "SELECT order_id, qty + 1 AS q1, count(*) AS n FROM orders WHERE qty = 1 GROUP BY order_id, q1"
+    ) == "SELECT order_id, any_value(qty + 1) AS q1, count(*) AS n FROM orders WHERE qty = 1 GROUP BY order_id"
+
+
 def test_sl103_leaves_a_key_the_statement_still_reads(fix):
     for sql in (
         # ORDER BY names the dropped key: Spark could no longer resolve it.

@@ -421,6 +421,7 @@ FIX_SHAPES = {
     "sl103_ordinal_equal": (
         "SELECT o.code, p.code AS code2, count(*) AS n FROM orders o JOIN orders p ON o.code = p.code GROUP BY 1, 2"
     ),
+    "sl103_alias": "SELECT order_id, qty + 1 AS q1, count(*) AS n FROM orders WHERE qty = 1 GROUP BY order_id, q1",
     "sl201_order_key": "SELECT host, row_number() OVER (PARTITION BY host ORDER BY host, time) AS rn FROM events",
     "sl201_partition_key": "SELECT sum(latency_ms) OVER (PARTITION BY host, host) FROM events",
     "second_run": "SELECT * FROM events WHERE level = 'x' ORDER BY level, latency_ms;\n",

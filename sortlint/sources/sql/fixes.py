@@ -104,17 +104,27 @@ def _kept_text(
 
 
 def _key_text(key: n.GroupKey, project: n.Project, unit: Unit) -> str | None:
-    """A group key as an expression: as written, or - for an ordinal (`GROUP BY 2`) - the
-    select item it names, without its alias."""
-    if key.ordinal is None:
+    """A group key as an expression: as written, or - for an ordinal (`GROUP BY 2`) or a
+    select alias (`GROUP BY e1`) - the select item it names, without its alias."""
+    column = _named_item(key, project)
+    if column is None:
         return key.text
-    column = project.columns[key.ordinal - 1] if key.ordinal <= len(project.columns) else None
-    if column is None or column.node is None or column.span is None:
+    if column.node is None or column.span is None:
         return None
     if isinstance(column.node, exp.Alias):
         value = column.node.this
         return value.sql(dialect="spark") if value is not None else None
     return unit.text[column.span.start : column.span.end]
+
+
+def _named_item(key: n.GroupKey, project: n.Project) -> n.OutputColumn | None:
+    """The select item a key names by position or by alias, if it names one."""
+    if key.ordinal is not None:
+        return project.columns[key.ordinal - 1] if key.ordinal <= len(project.columns) else None
+    for column in project.columns:
+        if column.aliased and column.expr == key.expr and column.name.lower() == key.text.strip("`").lower():
+            return column
+    return None
 
 
 def _spark_name(column: n.OutputColumn, unit: Unit) -> str | None:
