@@ -25,19 +25,22 @@ test: $(STAMP) java
 	$(BIN)/mypy
 	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest
 
-# Long differential runs (tests/fuzz/run.py): FUZZ_COUNT queries per engine from FUZZ_SEED;
-# FUZZ_ENGINES is spark, datafusion or all. Reproducers go to fuzz-failures/.
+# Long runs: the engine fuzzers (tests/fuzz/run.py: FUZZ_COUNT queries per engine from
+# FUZZ_SEED; FUZZ_ENGINES is spark, datafusion or all; reproducers go to fuzz-failures/), then
+# the property tests of any input with new examples each time (no crash, whatever the input).
 FUZZ_SEED ?= 1
 FUZZ_COUNT ?= 500
 FUZZ_ENGINES ?= all
 fuzz: $(STAMP) java
 	cd tests && FUZZ_SEED=$(FUZZ_SEED) FUZZ_COUNT=$(FUZZ_COUNT) FUZZ_OUT=$(CURDIR)/fuzz-failures \
 	  PYTHONPATH=$(CURDIR):$(CURDIR)/tests $(CURDIR)/$(BIN)/python -m fuzz.run $(FUZZ_ENGINES)
+	HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest -q tests/reliability/test_any_input.py
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/ordering_scaling.py
 	$(BIN)/python benchmarks/check_speed.py
 	$(BIN)/python benchmarks/contracts_scale.py --quick
+	$(BIN)/python benchmarks/scaling.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis .mypy_cache fuzz-failures

@@ -1,3 +1,6 @@
-from sortlint.cli import entry
+try:
+    from sortlint.cli import entry
+except KeyboardInterrupt:  # Ctrl-C while the command line loads: nothing was done yet
+    raise SystemExit(130) from None
 
 raise SystemExit(entry())

@@ -14,6 +14,9 @@ from sortlint import __version__
 from sortlint.errors import InternalError, UserError
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a command Ctrl-C ended
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE: whoever read the output stopped reading
+DEBUG = "SORTLINT_DEBUG"
 OUTPUT_FORMATS = ("text", "json", "github", "sarif", "gitlab", "rdjson", "junit")
 
 
@@ -67,6 +70,7 @@ def parser() -> argparse.ArgumentParser:
     importing.add_argument("--database", help="import every table of this database")
     importing.add_argument("--merge", type=Path, metavar="FILE", help="write into this sortlint.yml, keeping its declarations")
     _spark(importing)
+    _debug(importing)
 
     contracts = commands.add_parser(
         "contracts", help="check the catalog's declarations against the tables, on Spark"
@@ -77,6 +81,7 @@ def parser() -> argparse.ArgumentParser:
     contracts.add_argument("--write-report", type=Path, metavar="FILE", help="record what held, for check (contracts_report)")
     contracts.add_argument("--config", type=Path, help="sortlint.yml or pyproject.toml to use")
     _spark(contracts)
+    _debug(contracts)
 
     verify = commands.add_parser(
         "verify", help="run the statements fixes would change, before and after, on Spark"
@@ -88,10 +93,19 @@ def parser() -> argparse.ArgumentParser:
     verify.add_argument("--output-format", choices=["text", "json"], default="text")
     _spark(verify)
 
-    commands.add_parser("rules", help="list the rules")
+    rules = commands.add_parser("rules", help="list the rules")
+    _debug(rules)
     rule = commands.add_parser("rule", help="print one rule's documentation")
     rule.add_argument("code")
+    _debug(rule)
     return main
+
+
+def _debug(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--debug", action="store_true",
+        help=f"print the traceback of sortlint's own errors (or set {DEBUG}=1)",
+    )
 
 
 def _common(command: argparse.ArgumentParser) -> None:
@@ -104,12 +118,17 @@ def _common(command: argparse.ArgumentParser) -> None:
     command.add_argument(
         "--incremental", action="store_true", help="render dbt models with is_incremental() true"
     )
+    _debug(command)
 
 
 def _checking_options(command: argparse.ArgumentParser) -> None:
     command.add_argument("--select", help="comma-separated rule codes or prefixes to enable")
     command.add_argument("--ignore", help="comma-separated rule codes or prefixes to disable")
     command.add_argument("--exit-zero", action="store_true", help="exit 0 even with findings (errors still exit 2)")
+    command.add_argument(
+        "--no-force-exclude", dest="force_exclude", action="store_false",
+        help="check files named on the command line even when the config's exclude or .gitignore leaves them out",
+    )
     command.add_argument(
         "--jobs", type=_positive("a positive number of processes"), default=0, metavar="N",
         help="processes analysing files (default: one per CPU; without --fix/--diff)",
@@ -164,13 +183,16 @@ def _available_cpus() -> int:
         return os.cpu_count() or 1
 
 
-def _checking(args, paths, config, on_file=None, changes=None):
+def _checking(args, paths, config, on_file=None, changes=None, plans=False):
     """Check `paths`: the result, and its findings (with `changes`, those in changed
-    statements)."""
+    statements); `plans` keeps every statement's plan in the result."""
     from sortlint.workspace.check import check
 
     jobs = getattr(args, "jobs", 1) or _available_cpus()
-    result = check(paths, config, on_file=on_file, jobs=jobs)
+    force_exclude = getattr(args, "force_exclude", True)
+    result = check(paths, config, on_file=on_file, jobs=jobs, force_exclude=force_exclude, plans=plans)
+    for path, reason in result.skipped:
+        print(f"note: {path}: skipped: {reason}", file=sys.stderr)
     if changes is None:
         return result, result.findings
     from sortlint.integrations.changed_findings import changed_findings
@@ -180,30 +202,73 @@ def _checking(args, paths, config, on_file=None, changes=None):
 
 def entry() -> int:
     """The console script: one run per process."""
-    _quiet_collector()
-    return main()
+    try:
+        _quiet_collector()
+        code = main()
+        sys.stdout.flush()  # a reader that went away is noticed here at the latest
+        return code
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        _stop_writing_stdout()
+        return EXIT_BROKEN_PIPE
 
 
 def main(argv: list[str] | None = None) -> int:
+    """One command. Its exit code says one thing: 0 clean, 1 findings (or changes `--diff`
+    would make), 2 an error of any kind - usage, configuration, input, writing, sortlint's
+    own - each said in one line; 130 interrupted, 141 when the output's reader went away."""
     args = parser().parse_args(argv)
     if args.command is None:
         parser().print_help()
         return EXIT_CLEAN
     try:
         return COMMANDS[args.command](args)
+    except KeyboardInterrupt:
+        print("sortlint: interrupted (no file is left half-written)", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        _stop_writing_stdout()
+        return EXIT_BROKEN_PIPE
     except UserError as error:
-        print(f"error: {error}", file=sys.stderr)
+        _fail(args, error)
         return EXIT_ERROR
     except Exception as error:  # sortlint's own bug outside any one file: said, not a traceback
-        failure = InternalError.during(error, f"running `sortlint {args.command}`")
-        print(f"error: {failure}", file=sys.stderr)
-        _explain_internal_errors([failure])
+        _fail(args, InternalError.during(error, f"running `sortlint {args.command}`"))
         return EXIT_ERROR
 
 
-def _explain_internal_errors(errors) -> None:
-    """With SORTLINT_DEBUG=1, the traceback of every internal error, for its report."""
-    if os.environ.get("SORTLINT_DEBUG") != "1":
+def _fail(args, error: UserError) -> None:
+    """An error that ends the command: one line on stderr, and - for a JSON report - the
+    report, so that its reader still gets valid JSON, holding the error."""
+    print(f"error: {error}", file=sys.stderr)
+    _explain_internal_errors(args, [error])
+    if getattr(args, "output_format", None) == "json" and not getattr(args, "statistics", False):
+        from sortlint.report import json_format
+
+        try:
+            _emit(json_format.render([], [error]), getattr(args, "output_file", None))
+        except UserError:
+            pass  # the report cannot be written either; stderr has said what went wrong
+
+
+def _stop_writing_stdout() -> None:
+    """Point stdout at /dev/null, so that flushing what is left at exit raises nothing."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+def _debugging(args) -> bool:
+    return getattr(args, "debug", False) or os.environ.get(DEBUG) == "1"
+
+
+def _explain_internal_errors(args, errors) -> None:
+    """With --debug (or SORTLINT_DEBUG=1), the traceback of every internal error, for its
+    report."""
+    if not _debugging(args):
         return
     for error in errors:
         if isinstance(error, InternalError) and error.details:
@@ -220,14 +285,15 @@ def _quiet_collector() -> None:
 
 def _config(args, paths):
     from sortlint.config import DbtOptions, load_config
+    from sortlint.linter.rules import CODES
 
-    config = load_config(args.config, start_paths=paths)
+    config = load_config(args.config, start_paths=paths, rules=CODES)
     if getattr(args, "target", None):
         config = replace(config, target=args.target)
     if getattr(args, "select", None):
-        config = replace(config, select=_codes(args.select))
+        config = replace(config, select=_codes(args.select, "--select"))
     if getattr(args, "ignore", None):
-        config = replace(config, ignore=config.ignore + _codes(args.ignore))
+        config = replace(config, ignore=config.ignore + _codes(args.ignore, "--ignore"))
     if getattr(args, "var", None) or getattr(args, "incremental", False):
         from sortlint.sources.dbt.project import parse_var
 
@@ -236,8 +302,17 @@ def _config(args, paths):
     return config
 
 
-def _codes(text: str) -> tuple[str, ...]:
-    return tuple(code.strip().upper() for code in text.split(",") if code.strip())
+def _codes(text: str, option: str) -> tuple[str, ...]:
+    """The rule codes or prefixes of a comma-separated option; each must select a rule."""
+    from sortlint.config.settings import unknown_rule_code
+    from sortlint.linter.rules import CODES
+
+    codes = tuple(code.strip().upper() for code in text.split(",") if code.strip())
+    for code in codes:
+        problem = unknown_rule_code(code, CODES, f"in {option}")
+        if problem is not None:
+            raise UserError(problem)
+    return codes
 
 
 def run_check(args) -> int:
@@ -252,24 +327,34 @@ def run_check(args) -> int:
         from sortlint.rewriters.apply import fix_file
 
         outcome = fix_file(analysis, tables, reanalyse, unsafe=args.unsafe_fixes)
-        outcomes.append(outcome)
+        outcomes.append(outcome.reported())
         return outcome.final, outcome.tables
 
     result, findings = _checking(args, args.paths, config, on_file=fix if fixing else None, changes=changes)
+    files = result.files
+    if args.diff:
+        _print_diff(outcomes, sys.stdout if args.output_format == "text" else sys.stderr)
+        files = [outcome.original for outcome in outcomes]  # what a check reports; the diff fixes it
+    elif args.fix:
+        from sortlint.rewriters.apply import write_fixes
+
+        write_fixes(outcomes)
+        files = [outcome.kept for outcome in outcomes]
     if fixing:
-        _write_or_diff(outcomes, args.diff)
-    errors = result.all_errors
+        findings = [finding for file in files for finding in file.findings]
+    errors = result.errors + [error for file in files for error in file.errors]
+    errors += [outcome.write_error for outcome in outcomes if outcome.write_error is not None]
     if config.contracts_report is not None:
         from sortlint.integrations.spark.contracts_report import annotate
 
         findings = annotate(findings, result.config or config)
-    texts = {file.path: file.raw for file in result.files}
-    report, errors_in_report = _report(args, findings, errors, texts, len(result.files), outcomes)
+    texts = {file.path: file.raw for file in files}
+    report, errors_in_report = _report(args, findings, errors, texts, len(files), outcomes)
     _emit(report, args.output_file)
     if not errors_in_report:
         for error in errors:
             print(f"error: {error}", file=sys.stderr)
-    _explain_internal_errors(errors)
+    _explain_internal_errors(args, errors)
     if errors:
         return EXIT_ERROR
     if args.exit_zero:
@@ -295,7 +380,7 @@ def _report(args, findings, errors, texts, files: int, outcomes) -> tuple[str, b
             return statistics.render_json(findings), False
         return statistics.render_text(findings), False
     if form == "json":
-        return json_format.render(findings), False
+        return json_format.render(findings, errors), True
     if form == "github":
         return github.render(findings, errors), True
     if form == "sarif":
@@ -310,11 +395,12 @@ def _report(args, findings, errors, texts, files: int, outcomes) -> tuple[str, b
     shown = texts if args.show_fixes and not fixing else None
     report = text.render(findings, errors, files, args.unsafe_fixes, shown)
     if fixing:
-        fixed = [f for o in outcomes for f in o.fixed]
+        fixed = [f for o in outcomes if o.write_error is None for f in o.fixed]
         dropped = [(f, reason) for o in outcomes for f, reason in o.dropped]
         if args.show_fixes:
             report += text.render_fixed(fixed)
-        report += text.render_fixes(len(fixed), dropped, len(findings), args.diff)
+        remaining = sum(len(o.kept.findings) for o in outcomes)  # with --diff: after the changes
+        report += text.render_fixes(len(fixed), dropped, remaining, args.diff)
     return report, True
 
 
@@ -322,7 +408,7 @@ def _emit(report: str, output_file: Path | None) -> None:
     if output_file is None:
         sys.stdout.write(report)
         return
-    from sortlint.rewriters.apply import write_atomically
+    from sortlint.files import write_atomically
 
     try:
         write_atomically(output_file, report)
@@ -351,22 +437,19 @@ def run_review(args) -> int:
         print(platform.run(target, reviewed, changes, errors, client))
     for error in errors:
         print(f"error: {error}", file=sys.stderr)
+    _explain_internal_errors(args, errors)
     if errors:
         return EXIT_ERROR
     return EXIT_FINDINGS if reviewed and not args.exit_zero else EXIT_CLEAN
 
 
-def _write_or_diff(outcomes, diff: bool) -> None:
+def _print_diff(outcomes, out) -> None:
     import difflib
 
-    from sortlint.rewriters.apply import write_atomically
-
     for outcome in outcomes:
-        if not outcome.changed:
-            continue
-        path = outcome.original.path
-        if diff:
-            sys.stdout.writelines(
+        if outcome.changed:
+            path = outcome.original.path
+            out.writelines(
                 difflib.unified_diff(
                     outcome.original.raw.splitlines(keepends=True),
                     outcome.final.raw.splitlines(keepends=True),
@@ -374,8 +457,6 @@ def _write_or_diff(outcomes, diff: bool) -> None:
                     tofile=f"b/{path}",
                 )
             )
-        else:
-            write_atomically(path, outcome.final.raw)
 
 
 def run_explain(args) -> int:
@@ -383,7 +464,7 @@ def run_explain(args) -> int:
     from sortlint.report.explain import render_statement
 
     config = _config(args, [args.file])
-    result, _ = _checking(args, [args.file], config)
+    result, _ = _checking(args, [args.file], config, plans=True)
     config = result.config or config  # with the dbt project's declarations
     blocks = []
     for file in result.files:
@@ -397,7 +478,7 @@ def run_explain(args) -> int:
     print("\n\n".join(blocks))
     for error in result.all_errors:
         print(f"error: {error}", file=sys.stderr)
-    _explain_internal_errors(result.all_errors)
+    _explain_internal_errors(args, result.all_errors)
     return EXIT_ERROR if result.all_errors else EXIT_CLEAN
 
 

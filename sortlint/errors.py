@@ -12,6 +12,10 @@ from pathlib import Path
 class UserError(Exception):
     """A problem in the user's input. The CLI prints it and exits with code 2."""
 
+    # How reports that list errors beside findings (JSON) tell the kinds apart.
+    code = "E001"
+    kind = "input-error"
+
     message: str
     path: Path | str | None = None
     line: int | None = None
@@ -31,6 +35,9 @@ class UserError(Exception):
 class ConfigError(UserError):
     """The catalog or configuration is malformed."""
 
+    code = "E002"
+    kind = "configuration-error"
+
 
 class InternalError(UserError):
     """sortlint failed on input it should have handled: an exception inside a front end, a
@@ -39,6 +46,8 @@ class InternalError(UserError):
     message asks for a report. `details` is the traceback, printed with SORTLINT_DEBUG=1."""
 
     ISSUES = "the sortlint issue tracker"
+    code = "E999"
+    kind = "internal-error"
 
     def __init__(self, message: str, path: Path | str | None = None, line: int | None = None,
                  details: str = "") -> None:
@@ -59,3 +68,16 @@ class InternalError(UserError):
 
     def __reduce__(self):
         return type(self), (self.message, self.path, self.line, self.details)
+
+
+def from_recursion(error: BaseException) -> bool:
+    """Whether the error is Python's recursion limit, itself or as the cause of another
+    (sqlglot's tokenizer reports any failure as "Error tokenizing ...")."""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        if isinstance(current, RecursionError):
+            return True
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return False

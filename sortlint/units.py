@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -70,7 +70,7 @@ class Unit:
 
     def location(self, offset_in_unit: int) -> tuple[int, int]:
         """1-based (line, column) in the raw file; a column counts characters on its line."""
-        return raw_location(self._line_starts, self.raw_offset(offset_in_unit))
+        return raw_location(file_line_starts(self.raw), self.raw_offset(offset_in_unit))
 
     def edit(self, start: int, end: int, content: str) -> Edit:
         """Replace unit text [start, end) by `content`, as an edit on the raw file.
@@ -91,23 +91,30 @@ class Unit:
         end_line, end_column = self.location(end)
         return Edit(line, column, end_line, end_column, content, self.raw_offset(start), self.raw_offset(end))
 
-    @cached_property
-    def _line_starts(self) -> tuple[int, ...]:
-        return line_starts(self.raw)
-
 
 class UnitTokens:
     """A unit's tokens, exactly as the dialect's tokenizer makes them of its text, handed
     over once: the parser takes them, so that the units a check keeps to the end (in its
-    results) do not keep every token alive too. A second parse tokenizes the text again."""
+    results) do not keep every token alive too. A second parse tokenizes the text again.
+    `elided` are the rows of long VALUES lists the tokens leave out (`Elision`s of
+    `sortlint.plan.tokens`, offsets in the unit's text)."""
 
-    def __init__(self, tokens: list[Token]) -> None:
+    def __init__(self, tokens: list[Token], elided: tuple = ()) -> None:
         self._tokens: list[Token] | None = tokens
+        self.elided = elided
 
     def take(self) -> list[Token] | None:
         """The tokens, the first time; None after."""
         tokens, self._tokens = self._tokens, None
         return tokens
+
+
+@lru_cache(maxsize=8)
+def file_line_starts(raw: str) -> tuple[int, ...]:
+    """The line starts of a whole file, made once and shared by all its units (a file's
+    units are located together). A copy per unit made the memory of a file grow with the
+    square of its statements."""
+    return line_starts(raw)
 
 
 def line_starts(text: str) -> tuple[int, ...]:

@@ -18,6 +18,8 @@ from hypothesis import settings
 # `ci` is what `make test` runs: reproducible, and large enough to find rare shapes.
 settings.register_profile("ci", derandomize=True, max_examples=300, deadline=None)
 settings.register_profile("dev", max_examples=150, deadline=None)
+# `make fuzz`: long runs of the property tests, new examples each time.
+settings.register_profile("fuzz", max_examples=2000, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
 _labels: dict[str, str] = {}  # node id -> conformance label

@@ -23,6 +23,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "sortlint"
 LAYERS: dict[str, int] = {
     "sortlint": 0,  # the package itself: its version
     "sortlint.errors": 0,
+    "sortlint.files": 0,
     "sortlint.diagnostics": 1,
     "sortlint.units": 2,
     "sortlint.config": 3,

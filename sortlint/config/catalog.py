@@ -133,7 +133,7 @@ def _type(node: yaml.Node, path: Path | None, what: str) -> tuple[str, bool]:
     try:
         return column_type(text)
     except BadText as error:
-        nodes.fail(f"{error} ({what})", node, path)
+        nodes.fail(f"{what}: {error}", node, path)
 
 
 def parse_orderings(

@@ -6,7 +6,8 @@ running it from a subdirectory of a repository (or from an editor) sees the repo
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import os
+from collections.abc import Collection, Sequence
 from pathlib import Path
 
 import yaml
@@ -28,7 +29,10 @@ def find_config(start_paths: Sequence[Path]) -> Path | None:
     Only the first path's directory chain is searched: one run uses one configuration.
     """
     start = Path(start_paths[0]) if start_paths else Path.cwd()
-    start = start.resolve()
+    try:
+        start = start.resolve()
+    except (OSError, RuntimeError):  # a loop of symbolic links: reported when it is checked
+        start = Path(os.path.abspath(start))
     directory = start if start.is_dir() else start.parent
     for candidate in (directory, *directory.parents):
         found = _config_in(candidate)
@@ -38,12 +42,17 @@ def find_config(start_paths: Sequence[Path]) -> Path | None:
 
 
 def _config_in(directory: Path) -> Path | None:
-    for name in YAML_NAMES:
-        if (directory / name).is_file():
-            return directory / name
-    pyproject = directory / PYPROJECT
-    if pyproject.is_file() and _has_sortlint_table(pyproject):
-        return pyproject
+    """The configuration file in `directory`; None also when the folder cannot be read
+    (its files are then reported as unreadable, and the search goes on above it)."""
+    try:
+        for name in YAML_NAMES:
+            if (directory / name).is_file():
+                return directory / name
+        pyproject = directory / PYPROJECT
+        if pyproject.is_file() and _has_sortlint_table(pyproject):
+            return pyproject
+    except PermissionError:
+        pass
     return None
 
 
@@ -64,11 +73,14 @@ def _has_sortlint_table(pyproject: Path) -> bool:
     return isinstance(tool, dict) and "sortlint" in tool
 
 
-def load_config(path: Path | None = None, start_paths: Sequence[Path] = ()) -> Config:
+def load_config(
+    path: Path | None = None, start_paths: Sequence[Path] = (), rules: Collection[str] = ()
+) -> Config:
     """The configuration: ``path`` (``--config``) if given, else the nearest one, else defaults.
 
     ``root`` is the configuration file's directory (or the working directory without one):
-    ``include``/``exclude`` globs are relative to it.
+    ``include``/``exclude`` globs are relative to it. ``rules``, the codes of the rules there
+    are, are what ``select`` and ``ignore`` are checked against.
     """
     if path is None:
         path = find_config(start_paths)
@@ -77,18 +89,19 @@ def load_config(path: Path | None = None, start_paths: Sequence[Path] = ()) -> C
     path = Path(path)
     if not path.is_file():
         raise ConfigError("configuration file not found", path)
-    return parse_config_text(path, _read(path))
+    return parse_config_text(path, _read(path), rules)
 
 
-def parse_config_text(path: Path, text: str) -> Config:
-    """The configuration `text` would be if it were the content of `path` (which is only named)."""
+def parse_config_text(path: Path, text: str, rules: Collection[str] = ()) -> Config:
+    """The configuration `text` would be if it were the content of `path` (which is only named);
+    `rules` as for `load_config`."""
     root = path.parent.resolve()
     if path.suffix == ".toml":
         node = read_pyproject(path, text)
         if node is None:
             raise ConfigError("no [tool.sortlint] table in this file", path)
-        return parse_config(node, path, root, "[tool.sortlint]")
-    return parse_config(_compose_yaml(path, text), path, root)
+        return parse_config(node, path, root, "[tool.sortlint]", rules)
+    return parse_config(_compose_yaml(path, text), path, root, rules=rules)
 
 
 def _compose_yaml(path: Path, text: str) -> yaml.Node | None:

@@ -3,6 +3,7 @@ them, relative to the configuration's directory."""
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable
 from functools import lru_cache
@@ -17,11 +18,37 @@ def selected(file: Path, root: Path, include: Iterable[str], exclude: Iterable[s
     return not hidden and _matches(relative, include) and not _matches(relative, exclude)
 
 
+def excluded(file: Path, root: Path, exclude: Iterable[str]) -> bool:
+    """Whether an exclude glob matches `file` (what a file named on the command line is
+    held to: the include globs choose among the files of a folder, not among named ones)."""
+    return _matches(_relative(file, root), exclude)
+
+
+def excludes_folder(folder: Path, root: Path, exclude: Iterable[str]) -> bool:
+    """Whether nothing inside `folder` can be selected: it is hidden, or an exclude glob
+    that ends in `**` matches everything below it. Such a folder is not even listed, so an
+    unreadable one (`target/` of another user) is no error."""
+    relative = _relative(folder, root)
+    if relative != "." and any(part.startswith(".") for part in relative.split("/")):
+        return True
+    return any(p.endswith("**") and _glob(p).fullmatch(relative + "/") for p in exclude)
+
+
 def _relative(file: Path, root: Path) -> str:
+    """The path relative to `root` when it lies below it, else absolute (so a sibling
+    folder's `..` never reads as a hidden folder)."""
+    absolute = _absolute(file)
     try:
-        return file.resolve().relative_to(root.resolve()).as_posix()
+        return absolute.relative_to(_absolute(root)).as_posix()
     except ValueError:
-        return file.as_posix()
+        return absolute.as_posix()
+
+
+def _absolute(path: Path) -> Path:
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):  # a symbolic link loop: as written
+        return Path(os.path.abspath(path))
 
 
 def _matches(relative: str, patterns: Iterable[str]) -> bool:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
-from sortlint.config.globs import selected
+from sortlint.config.globs import excluded, excludes_folder, selected
 from sortlint.config.syntax import BadText, table_parts
 from sortlint.errors import ConfigError
 
@@ -238,6 +238,14 @@ class Config:
     def selects(self, file: Path) -> bool:
         """Whether the include/exclude globs (relative to `root`) select the file."""
         return selected(file, self.root, self.include, self.exclude)
+
+    def excludes(self, file: Path) -> bool:
+        """Whether an exclude glob matches the file (one named on the command line)."""
+        return excluded(file, self.root, self.exclude)
+
+    def excludes_folder(self, folder: Path) -> bool:
+        """Whether no file below `folder` can be selected (it need not be listed)."""
+        return excludes_folder(folder, self.root, self.exclude)
 
     def rule_enabled(self, code: str) -> bool:
         """Whether a rule runs: the longest matching prefix in select/ignore decides, as in ruff.

@@ -6,7 +6,10 @@ read by this one code path so they accept exactly the same things.
 
 from __future__ import annotations
 
+import difflib
+import os
 import re
+from collections.abc import Collection
 from pathlib import Path
 
 import yaml
@@ -32,12 +35,17 @@ RULE_CODE = re.compile(r"SL\d{0,3}")
 
 
 def parse_config(
-    node: yaml.Node | None, path: Path | None, root: Path, what: str = "the configuration"
+    node: yaml.Node | None,
+    path: Path | None,
+    root: Path,
+    what: str = "the configuration",
+    rules: Collection[str] = (),
 ) -> Config:
     """Resolve a whole configuration; None (an empty file) means every default.
 
     ``target`` is read first whatever its place in the file, because it sets the defaults of
-    the sources.
+    the sources. With ``rules`` (the codes of the rules there are), a ``select`` or
+    ``ignore`` entry that matches none of them is an error.
     """
     if node is None:
         return Config(root=root, path=path)
@@ -48,8 +56,8 @@ def parse_config(
         dialect=parse_dialect(given["dialect"], path) if "dialect" in given else "spark",
         include=parse_globs(given["include"], path) if "include" in given else DEFAULT_INCLUDE,
         exclude=parse_globs(given["exclude"], path) if "exclude" in given else (),
-        select=parse_rule_codes(given["select"], path) if "select" in given else ("SL",),
-        ignore=parse_rule_codes(given["ignore"], path) if "ignore" in given else (),
+        select=parse_rule_codes(given["select"], path, rules) if "select" in given else ("SL",),
+        ignore=parse_rule_codes(given["ignore"], path, rules) if "ignore" in given else (),
         spark=parse_spark(given["spark"], path) if "spark" in given else SparkSettings(),
         sources=parse_sources(given["sources"], path, target) if "sources" in given else (),
         contracts_report=(
@@ -95,8 +103,9 @@ def parse_globs(entry: nodes.Entry, path: Path | None) -> tuple[str, ...]:
     return nodes.strings(entry.value, path, entry.key)
 
 
-def parse_rule_codes(entry: nodes.Entry, path: Path | None) -> tuple[str, ...]:
-    """Rule codes or prefixes: ``SL``, ``SL1``, ``SL001``."""
+def parse_rule_codes(entry: nodes.Entry, path: Path | None, rules: Collection[str] = ()) -> tuple[str, ...]:
+    """Rule codes or prefixes: ``SL``, ``SL1``, ``SL001``; each must match a rule of ``rules``
+    (when given)."""
     result = []
     for item in nodes.items(entry.value, path, entry.key):
         code = nodes.string(item, path, f"each item of {entry.key}")
@@ -107,8 +116,23 @@ def parse_rule_codes(entry: nodes.Entry, path: Path | None) -> tuple[str, ...]:
                 item,
                 path,
             )
+        problem = unknown_rule_code(code, rules, f"in {entry.key}")
+        if problem is not None:
+            nodes.fail(problem, item, path)
         result.append(code)
     return tuple(result)
+
+
+def unknown_rule_code(code: str, rules: Collection[str], where: str) -> str | None:
+    """Why a rule code or prefix selects no rule of `rules` (with the closest code, when
+    one is close, and the list), or None when it selects some (or `rules` is empty)."""
+    if not rules or any(rule.startswith(code) for rule in rules):
+        return None
+    close = difflib.get_close_matches(code, sorted(rules), n=len(rules))
+    # Among the closest, the one that shares the longest beginning (SL03 is SL003, not SL103).
+    best = max(sorted(close), key=lambda rule: (difflib.SequenceMatcher(None, code, rule).ratio(), len(os.path.commonprefix([code, rule]))), default=None)
+    hint = f"; did you mean {best}?" if best else ";"
+    return f"unknown rule code {code!r} {where}{hint} the rules are {', '.join(sorted(rules))}"
 
 
 def parse_spark(entry: nodes.Entry, path: Path | None) -> SparkSettings:

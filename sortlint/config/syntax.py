@@ -7,6 +7,7 @@ front end that declares a table (sortlint.yml, pyproject.toml, dbt ``meta``).
 
 from __future__ import annotations
 
+import difflib
 import re
 
 
@@ -92,67 +93,215 @@ def ordering_item(text: str) -> tuple[str, bool, bool | None]:
     return column_name(raw_column), descending, words[1] == "first"
 
 
-_NOT_NULL = re.compile(r"(.*?)\s+not\s+null\s*", re.IGNORECASE | re.DOTALL)
-_HEAD = re.compile(r"\s*(\w+(?:\s+\w+)*)\s*(.*)", re.DOTALL)
-_UNIT = r"(?:year|month|day|hour|minute|second)"
-_MULTI_WORD_TYPES = re.compile(
-    rf"interval {_UNIT}(?: to {_UNIT})?"
-    r"|double precision|(?:char|character) varying"
-    r"|(?:timestamp|time) with(?:out)?(?: local)? time zone"
-)
+_NOT_NULL = re.compile(r"(?:(.*?)\s+)?not\s+null\s*", re.IGNORECASE | re.DOTALL)
 _TYPE_EXAMPLE = (
     "expected a type such as int, decimal(10,2) or array<string>, "
     "optionally followed by 'not null'"
 )
+# The types Spark's DDL parser accepts (`DataType.fromDDL`), by the names it accepts; the
+# tests check a sample of accepted and refused spellings against a local Spark.
+_NAMED_TYPES = (
+    "boolean", "tinyint", "byte", "smallint", "short", "int", "integer", "bigint", "long",
+    "float", "real", "double", "string", "binary", "date", "timestamp", "timestamp_ntz",
+    "timestamp_ltz", "void", "variant",
+)
+_DECIMALS = ("decimal", "dec", "numeric")
+_SIZED = ("varchar", "char", "character")
+_YEAR_MONTH = ("year", "month")
+_DAY_TIME = ("day", "hour", "minute", "second")
+_MAX_PRECISION = 38
+_MAX_TIME_PRECISION = 6
+ACCEPTED_TYPES = (
+    "boolean, tinyint (byte), smallint (short), int (integer), bigint (long), float (real), "
+    "double, decimal(p,s) (dec, numeric), string, varchar(n), char(n) (character), binary, "
+    "date, timestamp (timestamp_ltz, timestamp with local time zone), timestamp_ntz "
+    "(timestamp without time zone), time(p), interval [year|month|day|hour|minute|second "
+    "[to ...]], array<t>, map<k,v>, struct<name:t,...>, void, variant"
+)
+_KNOWN_WORDS = (*_NAMED_TYPES, *_DECIMALS, *_SIZED, "time", "interval", "array", "map", "struct")
+_TYPE_TOKEN = re.compile(r"\s*(?:(`(?:[^`]|``)*`|'(?:[^'\\]|\\.)*'|\w+|[<>(),:])|(\S))")
 
 
 def column_type(text: str) -> tuple[str, bool]:
     """A declared column type → (normalised type, nullable).
 
-    The shape is checked, not the type name (targets name types differently): one word, or a
-    known multi-word type (``interval day to second``, ``double precision``...), then at most
-    one balanced ``(...)`` or ``<...>`` group, then an optional ``not null``. Anything else,
-    such as the typo ``int not nul``, is refused rather than read as a strange type name.
+    The type is one Spark accepts, written as Spark's DDL writes it (`ACCEPTED_TYPES`),
+    then an optional ``not null``. Anything else - a misspelt name such as ``timestmp``, the
+    typo ``int not nul`` - is refused with the list of accepted types, never read as a type
+    sortlint does not know (which would silently change what it concludes).
     """
     nullable = True
     body = text
     not_null = _NOT_NULL.fullmatch(text)
     if not_null is not None:
-        body, nullable = not_null.group(1), False
-    head = _HEAD.fullmatch(body.lower())
-    if head is None:
+        body, nullable = not_null.group(1) or "", False
+    tokens = _type_tokens(body.lower())
+    if not tokens:
         raise BadText(f"bad column type {text!r}; {_TYPE_EXAMPLE}")
-    words, group = " ".join(head.group(1).split()), head.group(2).strip()
-    if " " in words and not _MULTI_WORD_TYPES.fullmatch(words):
-        raise BadText(f"bad column type {text!r}; {_TYPE_EXAMPLE}")
-    if group and not _balanced_group(group):
-        raise BadText(f"bad column type {text!r}; {_TYPE_EXAMPLE}")
-    return words + _normalise_group(group), nullable
+    reader = _TypeReader(tokens)
+    try:
+        normalised = reader.type()
+        if reader.position != len(tokens):
+            raise _Unexpected(tokens[reader.position])
+    except _Unknown as unknown:
+        close = difflib.get_close_matches(unknown.word, _KNOWN_WORDS, n=1)
+        within = "" if unknown.word == body.strip().lower() else f" in {text!r}"
+        hint = f"; did you mean {close[0]!r}?" if close else ";"
+        raise BadText(
+            f"unknown column type {unknown.word!r}{within}{hint} the types Spark accepts are "
+            f"{ACCEPTED_TYPES}"
+        ) from None
+    except _Unexpected as unexpected:
+        raise BadText(
+            f"bad column type {text!r} ({unexpected}); expected a type Spark accepts, optionally "
+            f"followed by 'not null': {ACCEPTED_TYPES}"
+        ) from None
+    return normalised, nullable
 
 
-_CLOSING = {"(": ")", "<": ">"}
+def _type_tokens(text: str) -> list[str] | None:
+    tokens = []
+    for match in _TYPE_TOKEN.finditer(text):
+        if match.group(2) is not None:
+            return None
+        if match.group(1) is not None:
+            tokens.append(match.group(1))
+    return tokens
 
 
-def _balanced_group(text: str) -> bool:
-    """Whether the text is exactly one bracketed group, ``(...)`` or ``<...>``, properly nested."""
-    if text[0] not in _CLOSING:
-        return False
-    stack: list[str] = []
-    for index, char in enumerate(text):
-        if char in _CLOSING:
-            stack.append(_CLOSING[char])
-        elif char in ")>":
-            if not stack or stack.pop() != char:
-                return False
-            if not stack and index != len(text) - 1:
-                return False
-    return not stack
+class _Unknown(Exception):
+    def __init__(self, word: str) -> None:
+        self.word = word
 
 
-def _normalise_group(text: str) -> str:
-    """One space between words, none around punctuation.
+class _Unexpected(Exception):
+    def __init__(self, found: str | None, expected: str = "") -> None:
+        where = f"unexpected {found!r}" if found is not None else "it ends too early"
+        super().__init__(f"{where}, expected {expected}" if expected else where)
 
-    ``< a : int , b : string >`` becomes ``<a:int,b:string>``.
-    """
-    collapsed = " ".join(text.split())
-    return re.sub(r"\s*([(),<>:])\s*", r"\1", collapsed)
+
+class _TypeReader:
+    """Spark's data type grammar over the tokens of a type; each method returns the
+    normalised text of what it read."""
+
+    def __init__(self, tokens: list[str]) -> None:
+        self.tokens = tokens
+        self.position = 0
+
+    def peek(self, ahead: int = 0) -> str | None:
+        index = self.position + ahead
+        return self.tokens[index] if index < len(self.tokens) else None
+
+    def take(self, *expected: str) -> str:
+        token = self.peek()
+        if token is None or (expected and token not in expected):
+            raise _Unexpected(token, " or ".join(repr(e) for e in expected))
+        self.position += 1
+        return token
+
+    def words(self, *words: str) -> bool:
+        """Take `words` if they come next."""
+        if tuple(self.tokens[self.position : self.position + len(words)]) != words:
+            return False
+        self.position += len(words)
+        return True
+
+    def number(self, low: int, high: int, what: str) -> int:
+        token = self.take()
+        if not token.isdigit() or not low <= int(token) <= high:
+            raise _Unexpected(token, f"{what} from {low} to {high}")
+        return int(token)
+
+    def type(self) -> str:
+        word = self.take()
+        if word == "timestamp" and self.words("without", "time", "zone"):
+            return "timestamp without time zone"
+        if word == "timestamp" and self.words("with", "local", "time", "zone"):
+            return "timestamp with local time zone"
+        if word == "string" and self.words("collate"):
+            return f"string collate {self.take()}"
+        if word in _NAMED_TYPES:
+            return word
+        if word in _DECIMALS:
+            return word + self.decimal_arguments()
+        if word in _SIZED:
+            self.take("(")
+            length = self.number(0, 2**31 - 1, "a length")
+            self.take(")")
+            return f"{word}({length})"
+        if word == "time":
+            if self.peek() != "(":
+                return word
+            self.take("(")
+            precision = self.number(0, _MAX_TIME_PRECISION, "a precision")
+            self.take(")")
+            return f"time({precision})"
+        if word == "interval":
+            return self.interval()
+        if word == "array":
+            self.take("<")
+            element = self.type()
+            self.take(">")
+            return f"array<{element}>"
+        if word == "map":
+            self.take("<")
+            key = self.type()
+            self.take(",")
+            value = self.type()
+            self.take(">")
+            return f"map<{key},{value}>"
+        if word == "struct":
+            return self.struct()
+        if re.fullmatch(r"\w+", word):
+            raise _Unknown(word)
+        raise _Unexpected(word, "a type")
+
+    def decimal_arguments(self) -> str:
+        if self.peek() != "(":
+            return ""
+        self.take("(")
+        precision = self.number(1, _MAX_PRECISION, "a precision")
+        if self.peek() == ",":
+            self.take(",")
+            scale = self.number(0, precision, "a scale")
+            self.take(")")
+            return f"({precision},{scale})"
+        self.take(")")
+        return f"({precision})"
+
+    def interval(self) -> str:
+        first = self.peek()
+        if first not in _YEAR_MONTH + _DAY_TIME:
+            return "interval"
+        self.position += 1
+        if not self.words("to"):
+            return f"interval {first}"
+        family = _YEAR_MONTH if first in _YEAR_MONTH else _DAY_TIME
+        later = family[family.index(first) + 1 :]
+        if not later:
+            raise _Unexpected("to", f"no unit after {first!r}")
+        last = self.take(*later)
+        return f"interval {first} to {last}"
+
+    def struct(self) -> str:
+        self.take("<")
+        fields = []
+        while self.peek() != ">":
+            if fields:
+                self.take(",")
+            name = self.take()
+            if not re.fullmatch(r"\w+|`(?:[^`]|``)*`", name):
+                raise _Unexpected(name, "a field name")
+            if self.peek() == ":":
+                self.take(":")
+            field = f"{name}:{self.type()}"
+            if self.words("not", "null"):
+                field += " not null"
+            if self.words("comment"):
+                comment = self.take()
+                if not comment.startswith("'"):
+                    raise _Unexpected(comment, "a quoted comment")
+                field += f" comment {comment}"
+            fields.append(field)
+        self.take(">")
+        return f"struct<{','.join(fields)}>"

@@ -8,7 +8,7 @@ that would touch text not written as it reads (a Jinja expression, an f-string f
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 
@@ -42,7 +42,3 @@ def apply_edits(raw: str, edits: Iterable[Edit]) -> str:
         cursor = e.end
     pieces.append(raw[cursor:])
     return "".join(pieces)
-
-
-def overlaps(a: Sequence[Edit], b: Sequence[Edit]) -> bool:
-    return any(x.start < y.end and y.start < x.end for x in a for y in b)

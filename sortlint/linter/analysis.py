@@ -17,9 +17,12 @@ from typing import Protocol
 
 from sortlint.config import Config
 from sortlint.diagnostics import Finding
-from sortlint.errors import InternalError, UserError
+from sortlint.errors import InternalError, UserError, from_recursion
 from sortlint.linter.lint import analyse_statement, lint_statement, output_types
+from sortlint.linter.rules import CODES
+from sortlint.linter.suppression import noqa_comments, unknown_codes, unsilenced
 from sortlint.plan.nodes import Opaque, Span
+from sortlint.plan.parse import too_deeply_nested
 from sortlint.plan.statement import Statement
 from sortlint.plan.tables import TableLookup
 from sortlint.sources.frontend import Reading
@@ -42,7 +45,12 @@ class FileAnalysis:
     errors: list[UserError] = field(default_factory=list)
 
 
-def analyse_file(path: Path, raw: str, reading: Reading, tables: StatementTables) -> FileAnalysis:
+def analyse_file(
+    path: Path, raw: str, reading: Reading, tables: StatementTables, keep_plans: bool = True
+) -> FileAnalysis:
+    """The file's findings and errors, and - with `keep_plans` - its statements' plans. A
+    check that only reports lets each plan go once it is linted, so that a file's memory
+    does not grow with its statements."""
     config = reading.config
     result = FileAnalysis(path, raw)
     try:
@@ -51,7 +59,10 @@ def analyse_file(path: Path, raw: str, reading: Reading, tables: StatementTables
         result.errors.append(error)
         return result
     except Exception as error:  # a front end's bug: reported, the other files are checked
-        result.errors.append(InternalError.during(error, "reading the file", path))
+        if from_recursion(error):
+            result.errors.append(UserError("too deeply nested to analyse", path))
+        else:
+            result.errors.append(InternalError.during(error, "reading the file", path))
         return result
     for unit in units:
         statement = built(unit, tables, config)
@@ -59,13 +70,20 @@ def analyse_file(path: Path, raw: str, reading: Reading, tables: StatementTables
             result.errors.append(statement.error)
             continue
         tables.register(statement)
-        result.statements.append(statement)
+        if keep_plans:
+            result.statements.append(statement)
         try:
             analysis = analyse_statement(unit, statement.root, config)
             statement.output_types = output_types(statement, analysis)
             result.findings.extend(lint_statement(unit, statement.root, config, analysis))
         except Exception as error:  # a rule's bug: reported, the other statements are linted
-            result.errors.append(InternalError.during(error, "linting statement", path, unit.location(0)[0]))
+            if from_recursion(error):
+                result.errors.append(too_deeply_nested(unit, config.dialect))
+            else:
+                result.errors.append(InternalError.during(error, "linting statement", path, unit.location(0)[0]))
+    comments = noqa_comments(path, raw, units, config.dialect)
+    result.findings = unsilenced(result.findings, comments)
+    result.errors += unknown_codes(path, comments, CODES)
     return result
 
 
@@ -75,5 +93,10 @@ def built(unit: Unit, tables: TableLookup, config: Config) -> Statement:
     try:
         return build(unit, tables, config)
     except Exception as error:  # a builder's bug: reported, the other statements are built
-        failure = InternalError.during(error, "building statement", unit.path, unit.location(0)[0])
-        return Statement(unit, Opaque(span=Span(0, len(unit.text)), reason="internal error"), error=failure)
+        if from_recursion(error):
+            failure: UserError = too_deeply_nested(unit, config.dialect)
+            reason = "too deeply nested"
+        else:
+            failure = InternalError.during(error, "building statement", unit.path, unit.location(0)[0])
+            reason = "internal error"
+        return Statement(unit, Opaque(span=Span(0, len(unit.text)), reason=reason), error=failure)

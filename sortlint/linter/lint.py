@@ -9,7 +9,6 @@ from sortlint.diagnostics import Finding
 from sortlint.engines import Analysis, analyse
 from sortlint.linter.context import Context
 from sortlint.linter.rules import RULES
-from sortlint.linter.suppression import suppressed
 from sortlint.ordering import Expr
 from sortlint.plan import nodes as n
 
@@ -25,14 +24,13 @@ def analyse_statement(unit: Unit, root: n.Node, config: Config) -> Analysis:
 def lint_statement(unit: Unit, root: n.Node, config: Config, analysis: Analysis | None = None) -> list[Finding]:
     context = Context(unit, root, analysis or analyse_statement(unit, root, config))
     rules = [rule for rule in RULES if config.rule_enabled(rule.code)]
-    raw_lines = unit.raw.splitlines()
     found: dict[tuple, Finding] = {}
     for node in own_nodes(root):
         for rule in rules:
             for finding in rule.check(node, context):
                 # A CTE read twice is built twice: report its clauses once.
                 key = (finding.code, finding.line, finding.column, finding.end_line, finding.end_column)
-                if key not in found and not suppressed(finding, raw_lines):
+                if key not in found:
                     found[key] = finding
     return sorted(found.values(), key=lambda f: f.sort_key)
 

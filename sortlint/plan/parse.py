@@ -13,10 +13,10 @@ from sqlglot import exp
 from sqlglot.errors import ParseError, SqlglotError, TokenError
 from sqlglot.tokens import Token
 
-from sortlint.errors import UserError
+from sortlint.errors import UserError, from_recursion
 from sortlint.plan.spans import Spans
 from sortlint.plan.tables import ViewDefinition
-from sortlint.plan.tokens import TokenIndex
+from sortlint.plan.tokens import CLOSING, OPENING, TokenIndex, tokenize
 from sortlint.units import Unit
 
 
@@ -25,22 +25,49 @@ def parse_unit(unit: Unit, dialect: str) -> tuple[exp.Expression, Spans]:
     reader = sqlglot.Dialect.get_or_raise(dialect)
     try:
         tokens = unit.tokens.take() if unit.tokens is not None else None
+        elided = unit.tokens.elided if unit.tokens is not None else ()
         if tokens is None:
-            tokens = reader.tokenize(unit.text)
+            tokens, elided = tokenize(unit.text, dialect)
     except TokenError as error:
+        if from_recursion(error):
+            raise too_deeply_nested(unit, dialect) from None
         raise UserError(f"cannot parse SQL: {error}", unit.path, unit.location(0)[0]) from None
     try:
         tree = reader.parser().parse(tokens, unit.text)[0]
-    except ParseError as error:
-        detail = error.errors[0] if error.errors else {}
-        message = detail.get("description") or str(error)
-        line = error_line(unit, tokens, detail.get("line"), detail.get("col"))
-        raise UserError(f"cannot parse SQL: {message}", unit.path, line) from None
-    except (SqlglotError, RecursionError) as error:  # its other errors, or nested too deeply
+    except (SqlglotError, RecursionError) as error:
+        if from_recursion(error):
+            raise too_deeply_nested(unit, dialect, tokens) from None
+        if isinstance(error, ParseError):
+            detail = error.errors[0] if error.errors else {}
+            message = detail.get("description") or str(error)
+            line = error_line(unit, tokens, detail.get("line"), detail.get("col"))
+            raise UserError(f"cannot parse SQL: {message}", unit.path, line) from None
         raise UserError(f"cannot parse SQL: {error}", unit.path, unit.location(0)[0]) from None
     if tree is None:
         raise UserError("cannot parse SQL: no statement", unit.path, unit.location(0)[0])
-    return tree, Spans(TokenIndex(tuple(tokens)), tree)
+    return tree, Spans(TokenIndex(tuple(tokens), elided), tree)
+
+
+def too_deeply_nested(unit: Unit, dialect: str, tokens: list[Token] | None = None) -> UserError:
+    """The error of a statement nested deeper than Python's recursion limit lets sortlint
+    (or sqlglot) follow: at the line where its brackets are deepest."""
+    try:
+        tokens = tokens if tokens is not None else tokenize(unit.text, dialect)[0]
+    except SqlglotError:
+        tokens = []
+    depth, deepest, where = 0, 0, 0
+    for token in tokens:
+        if token.token_type in OPENING:
+            depth += 1
+            if depth > deepest:
+                deepest, where = depth, token.start
+        elif token.token_type in CLOSING:
+            depth -= 1
+    if deepest > 1:
+        why = f"brackets {deepest} deep; name inner queries in a WITH clause or a view"
+    else:
+        why = "a chain of operators or set operations too long to follow; split it"
+    return UserError(f"too deeply nested to analyse ({why})", unit.path, unit.location(where)[0])
 
 
 def error_line(unit: Unit, tokens: list[Token], line: int | None, col: int | None) -> int:
@@ -56,5 +83,5 @@ def view_spans(view: ViewDefinition, dialect: str) -> Spans:
     """Span lookups for an inlined view's query, in the view's own unit."""
     if view.spans is not None:
         return view.spans
-    tokens = sqlglot.Dialect.get_or_raise(dialect).tokenize(view.unit.text)
-    return Spans(TokenIndex(tuple(tokens)), view.query)
+    tokens, elided = tokenize(view.unit.text, dialect)
+    return Spans(TokenIndex(tuple(tokens), elided), view.query)

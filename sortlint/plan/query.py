@@ -108,4 +108,6 @@ def build_values(node: exp.Values, ctx: Context) -> Built:
     alias = node.args.get("alias")
     names = tuple(c.name for c in alias.columns) if alias is not None and alias.columns else ()
     names = names or tuple(f"col{i}" for i in range(1, width + 1))
-    return Built(Values(span=ctx.spans.extent(node), columns=names, rows=len(rows)), names, True)
+    span = ctx.spans.extent(node)
+    count = len(rows) + (ctx.spans.index.elided_rows(span) if span is not None else 0)
+    return Built(Values(span=span, columns=names, rows=count), names, True)

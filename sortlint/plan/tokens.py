@@ -5,15 +5,25 @@ so the extent of a clause or of a sort key is read from the token stream instead
 starts at its keyword and runs, at its own bracket depth, until the next clause keyword or
 the bracket that closes it; its items are separated by commas at that depth. Comments are not
 tokens, so a span never starts or ends in one.
+
+A long VALUES list is tokenized without its middle rows (`tokenize`): a plan needs its width
+(the first row), its extent (to the last row) and how many rows it has, never their values,
+and a generated `INSERT ... VALUES` of millions of literals would otherwise cost a token and
+a tree node per literal. Only rows of plain literals are left out - numbers, strings without
+quotes, escapes or line breaks inside, NULL, TRUE, FALSE, typed literals - which every
+dialect's tokenizer reads alike; anything else ends the run.
 """
 
 from __future__ import annotations
 
 import bisect
-from collections.abc import Collection
-from dataclasses import dataclass
+import re
+from collections.abc import Collection, Iterator
+from dataclasses import dataclass, field
 from functools import cached_property
 
+import sqlglot
+from sqlglot.errors import TokenError
 from sqlglot.tokens import Token, TokenType
 
 from sortlint.plan.nodes import Span
@@ -37,9 +47,99 @@ JOIN_WORDS = frozenset({
 })
 
 
+# A VALUES list longer than this many rows is tokenized without its middle rows.
+ELIDED_AFTER_ROWS = 100
+_LITERAL = (
+    r"(?:[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[-+]?\d+)?[a-z]{0,2}"
+    r"|(?:date|timestamp|timestamp_ntz|timestamp_ltz|x)?\s*'[^'\\\r\n]*'"
+    r"|null|true|false)"
+)
+_ROW = re.compile(rf"\s*\(\s*{_LITERAL}(?:\s*,\s*{_LITERAL})*\s*\)", re.IGNORECASE)
+_NEXT_ROW = re.compile(rf"\s*,{_ROW.pattern}", re.IGNORECASE)
+_VALUES = re.compile(r"\bvalues(?=\s*\()", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Elision:
+    """Rows of a VALUES list left out of the tokens: text [start, end), `rows` of them."""
+
+    start: int
+    end: int
+    rows: int
+
+    def shifted(self, by: int) -> Elision:
+        return Elision(self.start + by, self.end + by, self.rows)
+
+
+def tokenize(text: str, dialect: str) -> tuple[list[Token], tuple[Elision, ...]]:
+    """The dialect's tokens of `text`, without the middle rows of long VALUES lists (and
+    which rows those are); a TokenError where the tokenizer fails."""
+    tokenizer = sqlglot.Dialect.get_or_raise(dialect).tokenizer()
+    candidates = list(_long_values_lists(text))
+    if not candidates:
+        return tokenizer.tokenize(text), ()
+    tokens: list[Token] = []
+    elided: list[Elision] = []
+    position = 0
+    for values, elision in candidates:
+        try:
+            piece = _shifted(tokenizer.tokenize(text[position : elision.start]), text, position)
+        except TokenError:
+            piece = []
+        if not any(t.start == values and t.token_type == TokenType.VALUES for t in piece):
+            return tokenizer.tokenize(text), ()  # the word is inside a string or a comment
+        tokens += piece
+        elided.append(elision)
+        position = elision.end
+    tokens += _shifted(tokenizer.tokenize(text[position:]), text, position)
+    return tokens, tuple(elided)
+
+
+def _long_values_lists(text: str) -> Iterator[tuple[int, Elision]]:
+    """(offset of VALUES, the rows to leave out) of each VALUES list of more than
+    `ELIDED_AFTER_ROWS` plain rows in a row: all but the first and the last."""
+    position = 0
+    while (match := _VALUES.search(text, position)) is not None:
+        first = _ROW.match(text, match.end())
+        position = match.end()
+        if first is None:
+            continue
+        ends = [first.end()]
+        while (row := _NEXT_ROW.match(text, ends[-1])) is not None:
+            ends.append(row.end())
+        position = ends[-1]
+        if len(ends) > ELIDED_AFTER_ROWS:
+            yield match.start(), Elision(ends[0], ends[-2], len(ends) - 2)
+
+
+def _shifted(tokens: list[Token], text: str, offset: int) -> list[Token]:
+    """Tokens of `text[offset:]` placed where they are in `text`: offsets, lines and the
+    columns of the first line, counted as the tokenizer counts them (a line ends at `\\n`,
+    or at a `\\r` not followed by one)."""
+    if offset == 0:
+        return tokens
+    breaks = [m.end() for m in _LINE_BREAK.finditer(text, 0, offset)]
+    column = offset - (breaks[-1] if breaks else 0)
+    for token in tokens:
+        if token.line == 1:
+            token.col += column
+        token.line += len(breaks)
+        token.start += offset
+        token.end += offset
+    return tokens
+
+
+_LINE_BREAK = re.compile(r"\n|\r(?!\n)")
+
+
 @dataclass(frozen=True)
 class TokenIndex:
     tokens: tuple[Token, ...]
+    elided: tuple[Elision, ...] = field(default=(), compare=False)
+
+    def elided_rows(self, span: Span) -> int:
+        """How many rows of VALUES lists inside `span` the tokens leave out."""
+        return sum(e.rows for e in self.elided if span.start <= e.start and e.end <= span.end)
 
     @cached_property
     def partners(self) -> tuple[int, ...]:

@@ -1,4 +1,6 @@
-"""`--output-format json`: a list of finding objects, as the design specifies."""
+"""`--output-format json`: a list of finding objects, as the design specifies, then one
+entry per error with the same keys: the error's own code (E001 input, E002 configuration,
+E003 write, E999 internal) and kind as `code` and `name`, no columns, basis or fix."""
 
 from __future__ import annotations
 
@@ -6,10 +8,27 @@ import json
 from collections.abc import Sequence
 
 from sortlint.diagnostics import Finding, Fix
+from sortlint.errors import UserError
 
 
-def render(findings: Sequence[Finding]) -> str:
-    return json.dumps([as_json(f) for f in findings], indent=2) + "\n"
+def render(findings: Sequence[Finding], errors: Sequence[UserError] = ()) -> str:
+    entries = [as_json(f) for f in findings] + [error_json(e) for e in errors]
+    return json.dumps(entries, indent=2) + "\n"
+
+
+def error_json(error: UserError) -> dict:
+    return {
+        "code": error.code,
+        "name": error.kind,
+        "message": error.message,
+        "path": None if error.path is None else str(error.path),
+        "line": error.line,
+        "column": None,
+        "end_line": None,
+        "end_column": None,
+        "basis": None,
+        "fix": None,
+    }
 
 
 def as_json(finding: Finding) -> dict:

@@ -8,19 +8,22 @@ A finding that appears because of a fix (a sort made redundant by a dropped key)
 reason to drop it: the next round fixes it in turn. A round that fails is retried one fix
 at a time; a fix that fails alone is dropped and reported with its reason. Rounds repeat
 until nothing fixable remains (at most `MAX_ROUNDS`, like ruff).
+
+Files are written only once every file's fixes are proved (`write_fixes`).
 """
 
 from __future__ import annotations
 
-import os
-import tempfile
+import bisect
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Generic, TypeVar
 
-from sortlint.diagnostics import Applicability, Edit, Finding, apply_edits, overlaps
+from sortlint.diagnostics import Applicability, Edit, Finding, apply_edits
+from sortlint.errors import UserError
+from sortlint.files import WriteError, read_source, unwritable, write_atomically
 from sortlint.linter.analysis import FileAnalysis, StatementTables
 from sortlint.ordering.types import sql_type
 from sortlint.plan.grouping import ungrouped_columns
@@ -39,10 +42,23 @@ class Outcome(Generic[Tables]):
     tables: Tables
     fixed: list[Finding] = field(default_factory=list)
     dropped: list[tuple[Finding, str]] = field(default_factory=list)
+    write_error: WriteError | None = None  # why the fixed text could not be written
 
     @property
     def changed(self) -> bool:
         return self.final.raw != self.original.raw
+
+    def reported(self) -> Outcome[Tables]:
+        """The outcome without its statements' plans, which only the proof needed: what a
+        report of many files keeps."""
+        return replace(
+            self, original=replace(self.original, statements=[]), final=replace(self.final, statements=[])
+        )
+
+    @property
+    def kept(self) -> FileAnalysis:
+        """The analysis of the file as it now is: the fixed one, unless writing it failed."""
+        return self.original if self.write_error is not None else self.final
 
 
 def fixable(finding: Finding, unsafe: bool) -> bool:
@@ -57,8 +73,9 @@ def fix_file(analysis: FileAnalysis, tables: Tables, reanalyse: Reanalyse, unsaf
     refused: set[tuple] = set()  # (statement, code, line, column) of fixes that failed
     for _ in range(MAX_ROUNDS):
         current = outcome.final
+        places = dict(zip(map(id, current.findings), _places(current, current.findings)))
         candidates = [
-            f for f in current.findings if fixable(f, unsafe) and _place(current, f) not in refused
+            f for f in current.findings if fixable(f, unsafe) and places[id(f)] not in refused
         ]
         if not candidates:
             break
@@ -74,17 +91,30 @@ def fix_file(analysis: FileAnalysis, tables: Tables, reanalyse: Reanalyse, unsaf
                 outcome.final, outcome.tables = single
                 outcome.fixed.append(finding)
                 break
-            refused.add(_place(current, finding))
+            refused.add(places[id(finding)])
             outcome.dropped.append((finding, single))
     return outcome
 
 
 def _non_overlapping(findings: list[Finding]) -> list[Finding]:
+    """The findings in order, leaving out each whose edits overlap those of one kept before
+    it. The kept edits are disjoint, so sorted by (start, end) their ends grow too: an
+    edit overlaps one of them exactly when it overlaps the last that starts before it ends."""
     chosen: list[Finding] = []
+    taken: list[tuple[int, int]] = []
     for finding in findings:
-        if not any(overlaps(finding.fix.edits, other.fix.edits) for other in chosen):
-            chosen.append(finding)
+        edits = [(edit.start, edit.end) for edit in finding.fix.edits]
+        if any(_overlaps_taken(taken, start, end) for start, end in edits):
+            continue
+        chosen.append(finding)
+        for edit in edits:
+            bisect.insort(taken, edit)
     return chosen
+
+
+def _overlaps_taken(taken: list[tuple[int, int]], start: int, end: int) -> bool:
+    before = bisect.bisect_left(taken, (end, -1))  # how many start before `end`
+    return before > 0 and taken[before - 1][1] > start
 
 
 def _try(current: FileAnalysis, batch: list[Finding], reanalyse: Reanalyse):
@@ -114,13 +144,15 @@ def proof_failure(
     # A fixed finding remains when its rule still fires in its statement as often as before
     # the fix, and at the place it was (moved by the edits before it): other findings of the
     # rule may shift onto an edit, and new ones may appear elsewhere.
-    allowed = Counter(signature(before, f) for f in before.findings)
-    allowed.subtract(signature(before, f) for f in fixed)
-    counts = Counter(signature(after, f) for f in after.findings)
-    for finding in fixed:
-        key = signature(before, finding)
-        if counts[key] > allowed[key] and _remains(finding, before.raw, after, edits):
-            return f"the fix would leave {finding.code} in statement {key[0] + 1}"
+    allowed = Counter(signatures(before, before.findings))
+    allowed.subtract(signatures(before, fixed))
+    counts = Counter(signatures(after, after.findings))
+    after_starts = _starts(after)
+    for finding, key in zip(fixed, signatures(before, fixed)):
+        if counts[key] > allowed[key]:
+            start = _moved(_offset(_line_starts(before.raw), finding.line, finding.column), edits)
+            if (finding.code, start) in after_starts:
+                return f"the fix would leave {finding.code} in statement {key[0] + 1}"
     return None
 
 
@@ -134,23 +166,19 @@ def _same_type(before: str | None, after: str | None) -> bool:
     return a == b if a is not None and b is not None else before == after
 
 
-def _remains(finding: Finding, raw: str, after: FileAnalysis, edits: list[Edit]) -> bool:
-    """Whether the fixed text has a finding of the rule where this one was (its start,
-    moved by the edits before it)."""
-    start = _moved(_offset(raw, finding.line, finding.column), edits)
-    text = apply_edits(raw, edits)
-    return any(
-        other.code == finding.code and _offset(text, other.line, other.column) == start
-        for other in after.findings
-    )
+def _starts(analysis: FileAnalysis) -> set[tuple[str, int]]:
+    """(rule, offset where it starts) of every finding."""
+    lines = _line_starts(analysis.raw)
+    return {(f.code, _offset(lines, f.line, f.column)) for f in analysis.findings}
 
 
-def _offset(text: str, line: int, column: int) -> int:
+def _line_starts(text: str) -> list[int]:
+    return [0] + [i + 1 for i, char in enumerate(text) if char == "\n"]
+
+
+def _offset(line_starts: list[int], line: int, column: int) -> int:
     """The offset of a 1-based line and column."""
-    position = 0
-    for _ in range(line - 1):
-        position = text.index("\n", position) + 1
-    return position + column - 1
+    return line_starts[line - 1] + column - 1
 
 
 def _moved(offset: int, edits: list[Edit]) -> int:
@@ -164,39 +192,36 @@ def _moved(offset: int, edits: list[Edit]) -> int:
     return offset + shift
 
 
-def _place(analysis: FileAnalysis, finding: Finding) -> tuple:
-    return (*signature(analysis, finding), finding.line, finding.column)
+def _places(analysis: FileAnalysis, findings: list[Finding]) -> list[tuple]:
+    return [(*signature, f.line, f.column) for signature, f in zip(signatures(analysis, findings), findings)]
 
 
-def signature(analysis: FileAnalysis, finding: Finding) -> tuple[int, str]:
-    """A finding's identity across an edit: its statement and its rule."""
-    index = 0
-    for i, statement in enumerate(analysis.statements):
-        if statement.unit.location(0)[0] <= finding.line:
-            index = i
-    return index, finding.code
+def signatures(analysis: FileAnalysis, findings: list[Finding]) -> list[tuple[int, str]]:
+    """Each finding's identity across an edit: its statement (the last that starts on or
+    before its line) and its rule."""
+    firsts = [statement.unit.location(0)[0] for statement in analysis.statements]
+    return [(max(bisect.bisect_right(firsts, f.line) - 1, 0), f.code) for f in findings]
 
 
-def write_atomically(path: Path, text: str) -> None:
-    """Replace the file's content in one step, keeping its mode (a new file gets the mode
-    the umask allows); the text keeps its own newline style and final newline (it was
-    read with newline='')."""
-    try:
-        mode = path.stat().st_mode
-    except FileNotFoundError:
-        mode = 0o666 & ~_umask()
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".sortlint")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
-            out.write(text)
-        os.chmod(temporary, mode & 0o7777)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-
-
-def _umask() -> int:
-    current = os.umask(0o022)
-    os.umask(current)
-    return current
+def write_fixes(outcomes: list[Outcome]) -> None:
+    """Write every changed file, each atomically (`sortlint.files.write_atomically`). A file
+    that cannot be written - read-only, changed since it was read, a failed write (a
+    read-only folder, a full disk) - keeps its old text and gets its `write_error`; the
+    other files are still written."""
+    for outcome in outcomes:
+        if not outcome.changed:
+            continue
+        path = outcome.original.path
+        try:
+            reason = unwritable(path)
+            if reason is None and read_source(path) != outcome.original.raw:
+                reason = "the file changed while it was checked; run sortlint again"
+        except UserError as error:
+            reason = error.message
+        if reason is None:
+            try:
+                write_atomically(path, outcome.final.raw)
+                continue
+            except OSError as error:
+                reason = f"cannot write it: {error.strerror or error}"
+        outcome.write_error = WriteError(f"not fixed, the file is as it was: {reason}", path)

@@ -8,7 +8,7 @@ statement that does not parse, is reported as an error and the rest is still che
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from sortlint.config import Config
@@ -17,7 +17,8 @@ from sortlint.errors import UserError
 from sortlint.linter.analysis import FileAnalysis, analyse_file
 from sortlint.sources.dbt.project import with_declarations
 from sortlint.sources.frontend import Reading
-from sortlint.workspace.discovery import discover, read_text
+from sortlint.files import read_source
+from sortlint.workspace.discovery import discover
 from sortlint.workspace.models import starting_state
 from sortlint.workspace.tables import FileTables
 from sortlint.workspace.workers import Ahead, analyse_ahead
@@ -32,6 +33,7 @@ class Result:
     files: list[FileAnalysis] = field(default_factory=list)
     errors: list[UserError] = field(default_factory=list)
     config: Config | None = None  # the config the files were checked with (dbt meta merged)
+    skipped: list[tuple[Path, str]] = field(default_factory=list)  # named paths not checked, why
 
     @property
     def findings(self) -> list[Finding]:
@@ -48,6 +50,8 @@ def check(
     on_file: OnFile | None = None,
     jobs: int = 1,
     start_method: str | None = None,
+    force_exclude: bool = True,
+    plans: bool = False,
 ) -> Result:
     """Analyse every file. `on_file(analysis, tables, reanalyse)` may replace a file's
     analysis (the fixer does); `reanalyse(text)` analyses new text from the same start.
@@ -55,9 +59,15 @@ def check(
     With `jobs` > 1 and no `on_file`, worker processes analyse files ahead (see
     `sortlint.workspace.workers`; `start_method` forces how they start); the analyses they
     made carry findings and errors but not plans (`statements` is empty). Findings and
-    errors are those of a sequential check."""
-    result = Result()
-    files = discover(paths, config)
+    errors are those of a sequential check. `force_exclude=False` checks every file named
+    in `paths` whatever the exclude globs and `.gitignore` say.
+
+    The analyses keep their statements' plans only with `plans` (explain shows them) or an
+    `on_file` (the fixer proves its fixes with them); a check that reports lets each plan go
+    once it is linted."""
+    discovery = discover(paths, config, force_exclude)
+    result = Result(errors=discovery.errors, skipped=discovery.skipped)
+    files = discovery.files
     # dbt projects among the files: their YAML's declarations join the catalog, and every
     # model is known before any file is read (a file may come before the models it reads).
     config = with_declarations(files, config)
@@ -67,6 +77,7 @@ def check(
     ahead: dict[Path, Ahead] = {}
     if on_file is None and jobs > 1:
         ahead = analyse_ahead(files, reading, repository, jobs, start_method)
+    keep_plans = plans or on_file is not None
     created: set[str] = set()  # by the files checked so far
     for path in files:
         early = ahead.get(path)
@@ -74,19 +85,19 @@ def check(
             result.files.append(early.analysis)
             continue
         try:
-            raw = read_text(path)
+            raw = read_source(path)
         except UserError as error:
             result.errors.append(error)
             continue
 
         def reanalyse(text: str, path: Path = path) -> tuple[FileAnalysis, FileTables]:
             tables = FileTables(repository)
-            return analyse_file(path, text, reading, tables), tables
+            return analyse_file(path, text, reading, tables, keep_plans), tables
 
         analysis, tables = reanalyse(raw)
         if on_file is not None:
             analysis, tables = on_file(analysis, tables, reanalyse)
         tables.commit()
         created |= tables.created
-        result.files.append(analysis)
+        result.files.append(analysis if plans else replace(analysis, statements=[]))
     return result

@@ -1,11 +1,22 @@
 """Which files to check - the paths given, filtered by the config's include/exclude globs
 (relative to the config's directory) and by `.gitignore` when inside a git work tree - and
-their text."""
+their text.
+
+Nothing is skipped in silence. A path that cannot be read - missing, a broken symbolic link
+or a loop of them, a folder that cannot be listed, a file that is not a regular file - is an
+error with its path (the rest is still checked). A file named on the command line is what a
+pre-commit hook passes: the exclude globs and `.gitignore` apply to it too, and skipping it
+is noted; `force_exclude=False` checks every named file.
+"""
 
 from __future__ import annotations
 
+import errno
+import os
+import stat
 import subprocess
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from sortlint.config import Config
@@ -13,21 +24,82 @@ from sortlint.errors import UserError
 from sortlint.sources.registry import SUFFIXES
 
 
-def discover(paths: Sequence[Path], config: Config) -> list[Path]:
-    """Every file to check, sorted, each once. A path that does not exist is an error."""
-    found: set[Path] = set()
+@dataclass
+class Discovery:
+    files: list[Path] = field(default_factory=list)
+    errors: list[UserError] = field(default_factory=list)
+    skipped: list[tuple[Path, str]] = field(default_factory=list)  # named paths, and why
+
+
+def discover(paths: Sequence[Path], config: Config, force_exclude: bool = True) -> Discovery:
+    """Every file to check, sorted, each once; what could not be read; what was skipped."""
+    found = Discovery()
+    named: set[Path] = set()
+    walked: set[Path] = set()
     for path in paths:
-        if not path.exists():
-            raise UserError("no such file or directory", path)
-        if path.is_file():
-            found.add(path)  # named explicitly: checked whatever the globs say
-            continue
-        found.update(
-            file
-            for file in path.rglob("*")
-            if file.is_file() and file.suffix in SUFFIXES and config.selects(file)
-        )
-    return sorted(found - set(_git_ignored(sorted(found))))
+        problem = _unreadable(path)
+        if problem is not None:
+            found.errors.append(UserError(problem, path))
+        elif path.is_dir():
+            if force_exclude and config.excludes_folder(path):
+                found.skipped.append((path, "excluded by the configuration"))
+            else:
+                walked.update(_walk(path, config, found.errors))
+        elif path.suffix not in SUFFIXES:
+            found.skipped.append((path, f"not a kind of file sortlint reads ({', '.join(SUFFIXES)})"))
+        elif force_exclude and config.excludes(path):
+            found.skipped.append((path, "excluded by the configuration (--no-force-exclude checks it)"))
+        else:
+            named.add(path)
+    ignored = set(_git_ignored(sorted(named | walked)))
+    for path in sorted(named & ignored):
+        if force_exclude:
+            found.skipped.append((path, "ignored by git (--no-force-exclude checks it)"))
+        else:
+            ignored.discard(path)
+    found.files = sorted((named | walked) - ignored)
+    return found
+
+
+def _walk(folder: Path, config: Config, errors: list[UserError]) -> list[Path]:
+    """The selected files below `folder`. Folders nothing can be selected in are not
+    listed; symbolic links to folders are not followed (a link to a file is)."""
+    files = []
+
+    def unreadable_folder(error: OSError) -> None:
+        errors.append(UserError(f"cannot read the folder: {error.strerror or error}", error.filename or folder))
+
+    for directory, subdirectories, names in os.walk(folder, onerror=unreadable_folder):
+        base = Path(directory)
+        subdirectories[:] = sorted(d for d in subdirectories if not config.excludes_folder(base / d))
+        for name in sorted(names):
+            file = base / name
+            if file.suffix not in SUFFIXES or not config.selects(file):
+                continue
+            problem = _unreadable(file)
+            if problem is None:
+                files.append(file)
+            else:
+                errors.append(UserError(problem, file))
+    return files
+
+
+def _unreadable(path: Path) -> str | None:
+    """Why the path cannot be checked, or None: it exists (through its links) and is a
+    folder or a regular file (a pipe or a device would block or never end)."""
+    try:
+        status = os.stat(path)
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            return "a loop of symbolic links"
+        if error.errno == errno.ENOENT and os.path.islink(path):
+            return f"a broken symbolic link (to {os.readlink(path)})"
+        if error.errno == errno.ENOENT:
+            return "no such file or directory"
+        return f"cannot read: {error.strerror or error}"
+    if stat.S_ISDIR(status.st_mode) or stat.S_ISREG(status.st_mode):
+        return None
+    return "not a regular file or a folder"
 
 
 def _git_ignored(files: list[Path]) -> list[Path]:
@@ -47,13 +119,3 @@ def _git_ignored(files: list[Path]) -> list[Path]:
     ignored = {Path(p) for p in result.stdout.split("\0") if p}
     return [f for f in files if f.resolve() in ignored]
 
-
-def read_text(path: Path) -> str:
-    """The file's text with its newlines as they are (CRLF kept)."""
-    try:
-        with open(path, encoding="utf-8", newline="") as handle:
-            return handle.read()
-    except UnicodeDecodeError as error:
-        raise UserError(f"not UTF-8 text: {error.reason} at byte {error.start}", path) from None
-    except OSError as error:
-        raise UserError(f"cannot read: {error.strerror}", path) from None

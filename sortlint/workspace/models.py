@@ -11,7 +11,7 @@ from sortlint.errors import UserError
 from sortlint.linter.analysis import built
 from sortlint.sources.dbt.project import dependency_order, projects_of
 from sortlint.sources.dbt.rendering import Rendered, render_model, statement_units
-from sortlint.workspace.discovery import read_text
+from sortlint.files import read_source
 from sortlint.workspace.tables import FileTables, RepositoryTables
 
 
@@ -32,7 +32,7 @@ def register_models(files: Sequence[Path], config: Config, repository: Repositor
         for name, path in project.models().items():
             path = given.get(path, path)
             try:
-                raw = read_text(path)
+                raw = read_source(path)
                 rendered[name] = (path, raw, render_model(path, raw, project, config))
             except UserError:
                 continue

@@ -65,8 +65,9 @@ class FileTables:
         return names
 
     def register(self, statement: Statement) -> None:
-        register(self.local, statement)
-        self.creators.append(statement)
+        if statement.view is not None or statement.defines is not None:
+            register(self.local, statement)
+            self.creators.append(statement)
 
     def commit(self) -> None:
         """Make what the file created visible to the files after it."""

@@ -22,14 +22,14 @@ from __future__ import annotations
 import multiprocessing
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
 
 from sortlint.errors import UserError
 from sortlint.linter.analysis import FileAnalysis, analyse_file
 from sortlint.sources.frontend import Reading
-from sortlint.workspace.discovery import read_text
+from sortlint.files import read_source
 from sortlint.workspace.models import starting_state
 from sortlint.workspace.tables import FileTables, RepositoryTables
 
@@ -117,12 +117,11 @@ def _analyse_share(share: Sequence[Path], reading: Reading, repository: Reposito
     made = []
     for path in share:
         try:
-            raw = read_text(path)
+            raw = read_source(path)
         except UserError:
             continue  # reported when the parent reads the file
         tables = FileTables(repository)
-        analysis = analyse_file(path, raw, reading, tables)
-        analysis = replace(analysis, statements=[])
+        analysis = analyse_file(path, raw, reading, tables, keep_plans=False)
         made.append((path, Ahead(analysis, frozenset(tables.created), frozenset(tables.read))))
     return made
 
@@ -131,11 +130,12 @@ def _work(
     send: Connection, share: Sequence[Path], reading: Reading, state: RepositoryTables | None, files: Sequence[Path]
 ) -> None:
     """A worker: analyse the share, send the analyses, leave. A failure ends the worker
-    without a word: the parent analyses its files itself, and reports what goes wrong."""
+    without a word: the parent analyses its files itself, and reports what goes wrong. So
+    does Ctrl-C, which reaches the whole process group: the parent says it."""
     try:
         repository = state if state is not None else starting_state(files, reading.config)
         send.send(_analyse_share(share, reading, repository))
-    except Exception:
+    except (Exception, KeyboardInterrupt):
         raise SystemExit(1) from None
     finally:
         send.close()

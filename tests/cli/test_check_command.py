@@ -87,7 +87,10 @@ def test_broken_catalog_exits_2_with_file_and_line(repo, capsys):
 
 def test_missing_path_exits_2(tmp_path, capsys):
     assert main(["check", str(tmp_path / "nope.sql")]) == 2
-    assert "no such file or directory" in capsys.readouterr().err
+    assert capsys.readouterr().out.splitlines() == [
+        f"error: {tmp_path / 'nope.sql'}: no such file or directory",
+        "Found 0 findings in 0 files. 1 error.",
+    ]
 
 
 def test_rules_and_rule_pages(capsys):

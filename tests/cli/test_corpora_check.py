@@ -18,7 +18,7 @@ def test_corpus_checks_without_errors(corpus, count, tmp_path):
     folder = CORPORA / corpus
     if not folder.is_dir():
         pytest.skip(f"{folder} is not here")
-    result = check([folder], Config(root=folder))
+    result = check([folder], Config(root=folder), plans=True)
     assert len(result.files) == count
     assert result.all_errors == []
     assert sum(len(f.statements) for f in result.files) == count

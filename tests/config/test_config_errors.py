@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from sortlint.config import load_config
+from sortlint.config.syntax import ACCEPTED_TYPES
 from sortlint.errors import ConfigError
 
 
@@ -410,8 +411,27 @@ def test_bad_not_null_type_syntax(tmp_path):
     )
     assert error.line == 5
     assert error.message == (
-        "bad column type 'int not nul'; expected a type such as int, decimal(10,2) or "
-        "array<string>, optionally followed by 'not null' (column 'amount' of source 'events')"
+        "column 'amount' of source 'events': bad column type 'int not nul' (unexpected 'not'); "
+        f"expected a type Spark accepts, optionally followed by 'not null': {ACCEPTED_TYPES}"
+    )
+
+
+def test_unknown_column_type(tmp_path):
+    error = config_error(tmp_path, "sources:\n  events:\n    columns:\n      time: timestmp not null\n")
+    assert (error.path, error.line, error.message) == (
+        tmp_path / "sortlint.yml",
+        4,
+        "column 'time' of source 'events': unknown column type 'timestmp'; did you mean "
+        f"'timestamp'? the types Spark accepts are {ACCEPTED_TYPES}",
+    )
+
+
+def test_unknown_type_inside_a_nested_type(tmp_path):
+    error = config_error(tmp_path, "sources:\n  events:\n    columns: {tags: 'map<string, arry<int>>'}\n")
+    assert (error.line, error.message) == (
+        3,
+        "column 'tags' of source 'events': unknown column type 'arry' in 'map<string, arry<int>>'; "
+        f"did you mean 'array'? the types Spark accepts are {ACCEPTED_TYPES}",
     )
 
 

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sortlint.config.syntax import BadText, column_type, ordering_item, table_name
+from sortlint.config.syntax import ACCEPTED_TYPES, BadText, column_type, ordering_item, table_name
 
 
 @pytest.mark.parametrize(
@@ -65,9 +65,13 @@ def test_any_well_formed_item_reads_back(column, direction, nulls, gap):
         ("Decimal ( 10 , 2 ) not null", ("decimal(10,2)", False)),
         ("array<string>", ("array<string>", True)),
         ("array<decimal(10, 2)>", ("array<decimal(10,2)>", True)),
-        ("double precision", ("double precision", True)),
-        ("timestamp with time zone", ("timestamp with time zone", True)),
         ("interval year to month not null", ("interval year to month", False)),
+        ("interval", ("interval", True)),
+        ("Timestamp Without  Time Zone", ("timestamp without time zone", True)),
+        ("numeric ( 12 )", ("numeric(12)", True)),
+        ("varchar(20) not null", ("varchar(20)", False)),
+        ("time(3)", ("time(3)", True)),
+        ("struct<a int not null, `b c`: map<string, array<bigint>>>", ("struct<a:int not null,`b c`:map<string,array<bigint>>>", True)),
     ],
 )
 def test_column_types(text, expected):
@@ -77,11 +81,27 @@ def test_column_types(text, expected):
 @pytest.mark.parametrize(
     "text",
     ["", "not null", "int not nul", "int null", "int nullable", "string garbage", "decimal(10,2",
-     "array<string>>", "decimal(10,2) x", "map<string,int)", "(int)"],
+     "array<string>>", "decimal(10,2) x", "map<string,int)", "(int)", "double precision",
+     "timestamp with time zone", "varchar", "char", "decimal(39)", "decimal(10,11)",
+     "interval day to month", "time(7)", "binary(4)", "map<string>", "int!"],
 )
 def test_bad_column_types(text):
     with pytest.raises(BadText, match="^bad column type "):
         column_type(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "unknown", "suggestion"),
+    [("timestmp", "timestmp", "timestamp"), ("array<strng>", "strng", "string"), ("text", "text", None),
+     ("bool", "bool", "boolean"), ("datetime", "datetime", "time"), ("int64", "int64", "int")],
+)
+def test_unknown_column_types_name_the_word_and_the_closest_type(text, unknown, suggestion):
+    with pytest.raises(BadText) as raised:
+        column_type(text)
+    message = str(raised.value)
+    assert message.startswith(f"unknown column type {unknown!r}")
+    assert (f"did you mean {suggestion!r}?" in message) is (suggestion is not None)
+    assert message.endswith(f"the types Spark accepts are {ACCEPTED_TYPES}")
 
 
 @pytest.mark.parametrize(

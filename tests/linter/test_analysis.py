@@ -90,7 +90,7 @@ def test_the_traceback_is_printed_only_when_asked(project, monkeypatch, capsys):
 
 
 def test_a_bug_outside_any_file_is_one_line_and_exit_2(project, monkeypatch, capsys):
-    monkeypatch.setattr("sortlint.workspace.check.discover", lambda paths, config: 1 / 0)
+    monkeypatch.setattr("sortlint.workspace.check.discover", lambda paths, config, force_exclude: 1 / 0)
     assert main(["check", "."]) == 2
     err = capsys.readouterr().err
     assert err == f"error: internal error: ZeroDivisionError: division by zero while running `sortlint check`; {REPORT}\n"

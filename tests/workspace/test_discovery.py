@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from sortlint.config.globs import _matches
@@ -34,7 +36,21 @@ def test_exclude_wins_and_hidden_directories_are_skipped(tmp_path):
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text("SELECT 1")
     config = Config(root=tmp_path, include=("**/*.sql",), exclude=("target/**",))
-    assert [p.relative_to(tmp_path).as_posix() for p in discover([tmp_path], config)] == [
+    assert [p.relative_to(tmp_path).as_posix() for p in discover([tmp_path], config).files] == [
         "a.sql",
         "models/d.sql",
     ]
+
+
+def test_a_folder_beside_the_configs_folder_is_not_taken_for_a_hidden_one(tmp_path, monkeypatch):
+    """`sortlint check --config conf/sortlint.yml ../other` from `conf/`: the files of
+    `../other` lie outside the config's folder, and `..` is no hidden folder."""
+    from sortlint.config import Config
+    from sortlint.workspace.discovery import discover
+
+    (tmp_path / "conf").mkdir()
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "x.sql").write_text("SELECT 1")
+    monkeypatch.chdir(tmp_path / "conf")
+    config = Config(root=tmp_path / "conf", include=("**/*.sql",))
+    assert discover([Path("../other")], config).files == [Path("../other/x.sql")]

@@ -75,7 +75,7 @@ def repository(tmp_path: Path) -> Path:
 
 
 def run(root: Path, jobs: int):
-    result = check([root], load_config(root / "sortlint.yml"), jobs=jobs)
+    result = check([root], load_config(root / "sortlint.yml"), jobs=jobs, plans=True)
     findings = [(f.path.name, f.code, f.line, f.message) for f in result.findings]
     errors = [str(e).replace(str(root) + os.sep, "") for e in result.all_errors]
     return result, findings, errors
@@ -119,7 +119,7 @@ def test_a_worker_that_dies_leaves_its_files_to_the_parent(repository: Path, mon
 
 def test_few_files_are_checked_by_the_parent_alone(repository: Path):
     few = [repository / "c_scan.sql", repository / "f_reads_view.sql"]
-    result = check(few, load_config(repository / "sortlint.yml"), jobs=4)
+    result = check(few, load_config(repository / "sortlint.yml"), jobs=4, plans=True)
     assert [len(f.statements) for f in result.files] == [1, 1]
 
 
@@ -148,7 +148,7 @@ def test_workers_started_either_way_find_what_a_sequential_check_finds(start_met
     of source, dbt models reading each other among them)."""
     config = load_config(EXAMPLES / "sortlint.yml")
     sequential = check([EXAMPLES], config, jobs=1)
-    parallel = check([EXAMPLES], config, jobs=3, start_method=start_method)
+    parallel = check([EXAMPLES], config, jobs=3, start_method=start_method, plans=True)
 
     assert [(f.path, f.line, f.code, f.message) for f in parallel.findings] == [
         (f.path, f.line, f.code, f.message) for f in sequential.findings

@@ -90,7 +90,7 @@ def with_dbt_declarations(config: Config) -> Config:
     from sortlint.sources.dbt.project import with_declarations
     from sortlint.workspace.discovery import discover
 
-    return with_declarations(discover([config.root], config), config)
+    return with_declarations(discover([config.root], config).files, config)
 
 
 def selected_sources(config: Config, names: Sequence[str]) -> list[Source]:

@@ -72,20 +72,21 @@ class Result:
 
 def changes(outcomes) -> list[Change]:
     """The statements whose text the fixes of each file changed (`rewriters.apply.Outcome`s)."""
-    from sortlint.rewriters.apply import signature
+    from sortlint.rewriters.apply import signatures
 
     found = []
     for outcome in outcomes:
         if not outcome.changed:
             continue
         before, after = outcome.original.statements, outcome.final.statements
+        statement_of = [index for index, _ in signatures(outcome.original, outcome.fixed)]
         for index, (old, new) in enumerate(zip(before, after)):
             if old.unit.text == new.unit.text:
                 continue
             fixes = tuple(
                 f"{f.code} (line {f.line})"
-                for f in outcome.fixed
-                if signature(outcome.original, f)[0] == index
+                for f, statement in zip(outcome.fixed, statement_of)
+                if statement == index
             )
             found.append(
                 Change(

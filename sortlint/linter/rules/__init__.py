@@ -40,6 +40,7 @@ def _rule(name: str) -> Rule:
 
 
 RULES: tuple[Rule, ...] = tuple(_rule(name) for name in MODULES)
+CODES: tuple[str, ...] = tuple(rule.code for rule in RULES)
 
 
 def rule(code: str) -> Rule | None:

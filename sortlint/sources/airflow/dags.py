@@ -12,6 +12,7 @@ from typing import Any
 
 from sortlint.config import Config
 from sortlint.errors import UserError
+from sortlint.files import read_source
 from sortlint.sources.airflow.macros import rendered_units
 from sortlint.sources.frontend import Reading
 from sortlint.sources.opaque import opaque_unit
@@ -199,10 +200,9 @@ class SqlItem:
             return []  # checked as a file of its own (template_file_units), or already here
         dag.templates.add(found)
         try:
-            with open(found, encoding="utf-8", newline="") as handle:
-                text = handle.read()
-        except (OSError, UnicodeDecodeError) as error:
-            return [opaque_unit(dag.path, dag.raw, start, end, f"template file {name} cannot be read: {error}")]
+            text = read_source(found)
+        except UserError as error:
+            return [opaque_unit(dag.path, dag.raw, start, end, f"template file {name} cannot be read: {error.message}")]
         refusal = (f"the SQL is in {_shown(found, config.root)}, which the configuration does not include: "
                    "sortlint writes only the files it checks")
         base = MappedText.verbatim(text)

@@ -17,6 +17,7 @@ from typing import Any
 
 from sortlint.config import Config
 from sortlint.errors import UserError
+from sortlint.files import read_source
 from sortlint.sources.airflow.dags import (
     MAYBE_DAG,
     MAYBE_SQL,
@@ -87,10 +88,9 @@ def dag_references(file: Path, reading: Reading) -> tuple[TemplateReference, ...
 
 def _read_references(file: Path, config: Config) -> tuple[TemplateReference, ...]:
     try:
-        with open(file, encoding="utf-8", newline="") as handle:
-            raw = handle.read()
-    except (OSError, UnicodeDecodeError):
-        return ()
+        raw = read_source(file)
+    except UserError:
+        return ()  # reported when the file itself is checked
     if not (MAYBE_DAG.search(raw) and MAYBE_SQL.search(raw) and any(s in raw for s in TEMPLATE_SUFFIXES)):
         return ()
     try:

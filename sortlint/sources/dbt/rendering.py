@@ -29,13 +29,13 @@ from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from pathlib import Path
 
-import sqlglot
 from sqlglot.errors import TokenError
 
 from sortlint.config import Config, DbtOptions
 from sortlint.diagnostics import UneditableRegion
 from sortlint.errors import UserError
 from sortlint.sources.dbt import project as dbt
+from sortlint.plan.tokens import tokenize
 from sortlint.sources.frontend import Reading
 from sortlint.sources.sql.files import failure_offset, statement_bounds
 from sortlint.units import Unit, line_starts, raw_location
@@ -230,11 +230,10 @@ def statement_units(
 
 def _tokenize(path: Path, raw: str, rendered: Rendered, dialect: str):
     """The rendered text's tokens; a failure is reported at the raw line it comes from."""
-    tokenizer = sqlglot.Dialect.get_or_raise(dialect).tokenizer()
     try:
-        return tokenizer.tokenize(rendered.text)
+        return tokenize(rendered.text, dialect)[0]
     except TokenError:
-        offset = failure_offset(rendered.text, tokenizer.tokens)
+        offset = failure_offset(rendered.text, dialect)
         near = rendered.text[offset : offset + 30].splitlines()[0] if rendered.text[offset:] else ""
         line, _ = raw_location(line_starts(raw), TemplateMap(rendered, 0, raw).to_raw(offset))
         raise UserError(f"cannot tokenize the rendered SQL near {near!r}", path, line) from None

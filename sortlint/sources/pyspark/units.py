@@ -53,7 +53,7 @@ def pyspark_units(path: Path, raw: str, reading: Reading) -> list[Unit] | None:
             return None  # not ours to report: another front end may say it
         raise UserError(error.message, path, error.line) from None
     except RecursionError:
-        return None  # nested deeper than Python's own parser goes: not a job sortlint reads
+        raise UserError("too deeply nested to analyse", path) from None
     units = _sql_units(path, raw, reader, dialect)
     units += _pipeline_units(path, raw, reader)
     units.sort(key=lambda unit: unit.location(0))

@@ -22,8 +22,9 @@ from sqlglot.errors import TokenError
 from sqlglot.tokens import Token, TokenType
 
 from sortlint.config import Config
-from sortlint.errors import UserError
+from sortlint.errors import UserError, from_recursion
 from sortlint.plan.statement import Statement, build_statement
+from sortlint.plan.tokens import Elision, tokenize
 from sortlint.units import OffsetMap, Unit, UnitTokens, line_starts, raw_location
 
 if TYPE_CHECKING:
@@ -59,7 +60,7 @@ def mapped_statements(path: Path, raw: str, mapped: MappedSql, dialect: str) -> 
     mapped into `raw`. Text the tokenizer cannot read is one unit: its parse error is
     reported at its line."""
     try:
-        bounds = statement_bounds(_tokenize(mapped.text, dialect))
+        bounds = statement_bounds(tokenize(mapped.text, dialect)[0])
     except TokenError:
         stripped = mapped.text.strip()
         first = mapped.text.find(stripped) if stripped else 0
@@ -73,34 +74,43 @@ def mapped_statements(path: Path, raw: str, mapped: MappedSql, dialect: str) -> 
 
 def split_statements(path: Path, raw: str, dialect: str) -> list[Unit]:
     """One `Unit` per non-empty statement, its text exactly as in the file minus the `;`."""
-    tokens = tokenize_file(path, raw, dialect)
+    tokens, elided = tokenize_file(path, raw, dialect)
     units = []
     for first, last in statement_runs(tokens):
         start, end = tokens[first].start, tokens[last].end + 1
         own = unit_tokens(raw, tokens, first, last, dialect)
-        held = UnitTokens(own) if own is not None else None
+        mine = tuple(e.shifted(-start) for e in elided if start <= e.start < end)
+        held = UnitTokens(own, mine) if own is not None else None
         units.append(Unit(path=path, text=raw[start:end], start=start, raw=raw, tokens=held))
     return units
 
 
-def tokenize_file(path: Path, raw: str, dialect: str) -> list[Token]:
-    """The file's tokens; a file the tokenizer cannot read (an unterminated string, quoted
-    name or comment) is the user's error, reported at the line where the bad token begins."""
-    tokenizer = sqlglot.Dialect.get_or_raise(dialect).tokenizer()
+def tokenize_file(path: Path, raw: str, dialect: str) -> tuple[list[Token], tuple[Elision, ...]]:
+    """The file's tokens (see `sortlint.plan.tokens.tokenize`); a file the tokenizer cannot
+    read (an unterminated string, quoted name or comment) is the user's error, reported at
+    the line where the bad token begins."""
     try:
-        return tokenizer.tokenize(raw)
-    except TokenError:
-        offset = failure_offset(raw, tokenizer.tokens)
+        return tokenize(raw, dialect)
+    except TokenError as error:
+        if from_recursion(error):
+            raise
+        offset = failure_offset(raw, dialect)
         near = raw[offset : offset + 30].splitlines()[0] if offset < len(raw) else ""
         line, _ = raw_location(line_starts(raw), offset)
         raise UserError(f"cannot tokenize SQL near {near!r}", path, line) from None
 
 
-def failure_offset(raw: str, tokens: list[Token]) -> int:
-    """Where the token that failed begins: after the last good token and what the tokenizer
-    skips (whitespace, complete comments)."""
+def failure_offset(text: str, dialect: str) -> int:
+    """Where the token the tokenizer fails on begins: after the last good token and what
+    the tokenizer skips (whitespace, complete comments)."""
+    tokenizer = sqlglot.Dialect.get_or_raise(dialect).tokenizer()
+    try:
+        tokenizer.tokenize(text)
+    except TokenError:
+        pass
+    tokens = tokenizer.tokens
     after = tokens[-1].end + 1 if tokens else 0
-    return _SKIPPED.match(raw, after).end()
+    return _SKIPPED.match(text, after).end()
 
 
 def statement_runs(tokens: Sequence[Token]) -> list[tuple[int, int]]:

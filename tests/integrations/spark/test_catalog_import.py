@@ -26,7 +26,7 @@ DAILY = """\
     columns:
       host: string
       requests: bigint
-      label:  # type string collate UTF8_LCASE cannot be declared
+      label: string collate utf8_lcase
       day: date
     scope: partition
     partitioned_by: [day]  # each file holds one value of these (partition directories)
@@ -91,7 +91,7 @@ def test_the_printed_catalog_is_a_valid_configuration(tables, capsys, tmp_path):
     assert customers.bucketing == Bucketing(("customer_id",), 4, ("customer_id",), customers.bucketing.location)
     daily = config.source("sales_import.daily")
     assert (daily.scope, daily.partitioned_by) == ("partition", ("day",))
-    assert daily.column("label").type is None
+    assert daily.column("label").type == "string collate utf8_lcase"
 
 
 @needs_spark

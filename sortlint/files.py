@@ -1,0 +1,154 @@
+"""The files sortlint reads and writes: how their text is decoded, and how one is replaced.
+
+Source files are UTF-8, with or without a byte-order mark: the mark is not part of the text
+a front end sees (line 1, column 1 is the first character after it) and a rewritten file
+keeps it. Newlines are kept as they are (CRLF stays CRLF).
+
+A file is replaced atomically: the new text goes to a temporary file beside it, which takes
+the old file's mode (and owner, where permitted) and is then renamed over it. Through a
+symbolic link the file it names is replaced, so the link stays a link. Until the rename
+completes, SIGINT, SIGTERM and SIGHUP wait (where the platform can hold them back): an
+interruption lands before or after a file's replacement, never inside it, and no temporary
+file is left behind, whatever fails.
+"""
+
+from __future__ import annotations
+
+import codecs
+import os
+import signal
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from sortlint.errors import UserError
+
+BOM = codecs.BOM_UTF8
+TEMPORARY_SUFFIX = ".sortlint"
+# Seconds to pause inside each replacement, after the new text is written and before the
+# rename, so that a test can interrupt a real `--fix` at a known point.
+PAUSE = "SORTLINT_DEBUG_PAUSE"
+_HELD_SIGNALS = tuple(
+    getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
+)
+
+
+class WriteError(UserError):
+    """A file could not be written; it is as it was."""
+
+    code = "E003"
+    kind = "write-error"
+
+
+def read_source(path: Path) -> str:
+    """A source file's text: UTF-8, a byte-order mark dropped, newlines as they are."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as error:
+        raise UserError(f"cannot read: {error.strerror or error}", path) from None
+    return decode_source(data, path)
+
+
+def decode_source(data: bytes, path: Path | str) -> str:
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE, codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)):
+        raise UserError("UTF-16 or UTF-32 text (it starts with that byte-order mark); save it as UTF-8", path)
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        offset = error.start + (len(BOM) if data.startswith(BOM) else 0)
+        line = data.count(b"\n", 0, offset) + 1
+        raise UserError(f"not UTF-8 text: {error.reason} at byte {offset}", path, line) from None
+
+
+def has_bom(path: Path) -> bool:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(len(BOM)) == BOM
+    except OSError:
+        return False
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Replace the file `path` names (a link's target) by `text` in UTF-8, keeping its mode,
+    owner where permitted, and byte-order mark; a new file gets the mode the umask allows.
+    An OSError says why nothing was written."""
+    target = Path(os.path.realpath(path))
+    try:
+        status: os.stat_result | None = target.stat()
+    except FileNotFoundError:
+        status = None
+    data = (BOM if status is not None and has_bom(target) else b"") + text.encode("utf-8")
+    with _signals_held():
+        temporary: str | None = None
+        try:
+            handle, temporary = tempfile.mkstemp(
+                dir=target.parent, prefix=f".{target.name}.", suffix=TEMPORARY_SUFFIX
+            )
+            with os.fdopen(handle, "wb") as out:
+                out.write(data)
+            _take_over(temporary, status)
+            _pause()
+            os.replace(temporary, target)
+        except BaseException:
+            if temporary is not None:
+                Path(temporary).unlink(missing_ok=True)
+            raise
+
+
+def _take_over(temporary: str, status: os.stat_result | None) -> None:
+    """Give the new file the old one's mode and, where permitted, its owner and group."""
+    if status is None:
+        os.chmod(temporary, 0o666 & ~_umask())
+        return
+    if hasattr(os, "chown"):
+        for owner, group in ((status.st_uid, status.st_gid), (-1, status.st_gid)):
+            try:
+                os.chown(temporary, owner, group)
+                break
+            except OSError:
+                continue
+    os.chmod(temporary, status.st_mode & 0o7777)
+
+
+def unwritable(path: Path) -> str | None:
+    """Why `--fix` must leave the file alone even though it could replace it: the file is
+    read-only (a rename would replace it regardless, as root could write to it anyway)."""
+    target = Path(os.path.realpath(path))
+    try:
+        mode = target.stat().st_mode
+    except OSError as error:
+        return error.strerror or str(error)
+    if not mode & 0o222:
+        return "the file is read-only"
+    if not os.access(target, os.W_OK):
+        return "no permission to write the file"
+    return None
+
+
+@contextmanager
+def _signals_held() -> Iterator[None]:
+    """Hold SIGINT, SIGTERM and SIGHUP back until the block ends (then they are delivered)."""
+    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def _pause() -> None:
+    seconds = os.environ.get(PAUSE)
+    if seconds:
+        time.sleep(float(seconds))
+
+
+def _umask() -> int:
+    current = os.umask(0o022)
+    os.umask(current)
+    return current

@@ -1,0 +1,237 @@
+"""`--fix` under faults: nothing lost, nothing half-written.
+
+Every fix is proved before any file is written; each file is then replaced atomically. A
+file that cannot be written is reported with the reason and stays as it was, the others are
+still written, no temporary file is left, and the exit code is 2. Ctrl-C (SIGINT sent to a
+real `sortlint check --fix` process) ends it with exit code 130, leaving every file either
+as it was or fully fixed. The points of interruption are made observable with
+SORTLINT_DEBUG_PAUSE, which pauses inside each replacement (after the new text is written
+to its temporary file, before the rename).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import stat
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+from processes import environment, permissions_apply, run, small_disk, start, temporaries, without_root_file_access
+
+from sortlint.cli import main
+
+FIXABLE = "SELECT a FROM t WHERE b = 1 ORDER BY b, a;\n"
+FIXED = "SELECT a FROM t WHERE b = 1 ORDER BY a;\n"
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+@pytest.fixture
+def permissions():
+    reason = permissions_apply()
+    if reason is not None:
+        pytest.skip(reason)
+
+
+def test_a_read_only_folder(repo, permissions):
+    for folder in ("a_locked", "b_open"):
+        (repo / folder).mkdir()
+        (repo / folder / "q.sql").write_text(FIXABLE)
+    (repo / "a_locked").chmod(0o555)
+    try:
+        result = run(["check", "--fix", "."], repo, setup=without_root_file_access)
+    finally:
+        (repo / "a_locked").chmod(0o755)
+    assert (result.returncode, result.stderr) == (2, "")
+    assert result.stdout.splitlines() == [
+        "a_locked/q.sql:1:38: SL003 [*] sort key b is constant: WHERE t.b = 1 (line 1) [query]",
+        "error: a_locked/q.sql: not fixed, the file is as it was: cannot write it: Permission denied",
+        "Found 1 finding in 2 files. 1 error.",
+        "1 fixed, 1 remaining.",
+    ]
+    assert (repo / "a_locked" / "q.sql").read_text() == FIXABLE
+    assert (repo / "b_open" / "q.sql").read_text() == FIXED
+    assert temporaries(repo) == []
+
+
+def test_a_read_only_file_is_refused(repo, capsys):
+    (repo / "a.sql").write_text(FIXABLE)
+    (repo / "b.sql").write_text(FIXABLE)
+    (repo / "a.sql").chmod(0o444)
+    assert main(["check", "--fix", "."]) == 2
+    assert capsys.readouterr().out.splitlines() == [
+        "a.sql:1:38: SL003 [*] sort key b is constant: WHERE t.b = 1 (line 1) [query]",
+        "error: a.sql: not fixed, the file is as it was: the file is read-only",
+        "Found 1 finding in 2 files. 1 error.",
+        "1 fixed, 1 remaining.",
+    ]
+    assert ((repo / "a.sql").read_text(), (repo / "b.sql").read_text()) == (FIXABLE, FIXED)
+    assert stat.S_IMODE((repo / "a.sql").stat().st_mode) == 0o444
+
+
+@pytest.mark.parametrize(
+    ("how", "size", "reason"),
+    [("tmpfs", 64 * 1024, "No space left on device"), ("file size limit", 20 * 1024, "File too large")],
+)
+def test_a_full_disk(repo, how, size, reason):
+    """The larger file's fix does not fit (beside it, or at all); the smaller one's does."""
+    big = FIXABLE * 900  # about 40 KB
+    with small_disk(repo, how, size) as (disk, setup):
+        if disk is None:
+            pytest.skip("no tmpfs can be mounted here (not root)")
+        (disk / "a_big.sql").write_text(big)
+        (disk / "b_small.sql").write_text(FIXABLE)
+        result = run(["check", "--fix", "--output-format", "json", "."], disk, setup=setup)
+        assert (result.returncode, result.stderr) == (2, "")
+        assert f'"message": "not fixed, the file is as it was: cannot write it: {reason}"' in result.stdout
+        assert (disk / "a_big.sql").read_text() == big
+        assert (disk / "b_small.sql").read_text() == FIXED
+        assert temporaries(disk) == []
+
+
+def test_a_fix_through_a_symbolic_link_edits_its_target(repo, capsys):
+    (repo / "real").mkdir()
+    target = repo / "real" / "q.sql"
+    target.write_text(FIXABLE)
+    target.chmod(0o640)
+    os.symlink("real/q.sql", "link.sql")
+    assert main(["check", "--fix", "link.sql"]) == 0
+    assert os.readlink("link.sql") == "real/q.sql"
+    assert target.read_text() == FIXED
+    assert stat.S_IMODE(target.stat().st_mode) == 0o640
+    assert temporaries(repo) == []
+
+
+def test_a_file_changed_while_it_was_checked_is_left_alone(repo, capsys, monkeypatch):
+    """The fixes are computed from the text that was read; a file saved in between (an
+    editor) keeps what was saved."""
+    from sortlint.rewriters import apply
+
+    (repo / "q.sql").write_text(FIXABLE)
+    prove = apply.fix_file
+
+    def edited_meanwhile(*args, **kwargs):
+        outcome = prove(*args, **kwargs)
+        (repo / "q.sql").write_text("-- saved by an editor\n" + FIXABLE)
+        return outcome
+
+    monkeypatch.setattr(apply, "fix_file", edited_meanwhile)
+    assert main(["check", "--fix", "q.sql"]) == 2
+    assert capsys.readouterr().out.splitlines()[1] == (
+        "error: q.sql: not fixed, the file is as it was: the file changed while it was checked; "
+        "run sortlint again"
+    )
+    assert (repo / "q.sql").read_text() == "-- saved by an editor\n" + FIXABLE
+
+
+# --- interruptions -------------------------------------------------------------------------------
+
+
+def repository(folder: Path, files: int, repeat: int = 1) -> dict[Path, str]:
+    """`files` fixable files, each with a statement that stays (so that a fixed file and an
+    original one are told apart, and nothing in between passes for either), `repeat` times."""
+    texts = {}
+    for index in range(files):
+        path = folder / f"q{index:03}.sql"
+        fixable = f"{FIXABLE}SELECT x.a FROM (SELECT a FROM t ORDER BY a) x JOIN u ON x.a = u.a;\n"
+        text = f"SELECT {index} AS n;\n" + fixable * repeat
+        path.write_text(text)
+        texts[path] = text
+    return texts
+
+
+def workers(pid: int) -> list[str]:
+    """The process's forked children - its workers, not a `git` it runs (Linux)."""
+    own = Path(f"/proc/{pid}/comm").read_text()
+    found = []
+    for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split():
+        try:
+            if Path(f"/proc/{child}/comm").read_text() == own:
+                found.append(child)
+        except FileNotFoundError:  # it has ended meanwhile
+            continue
+    return found
+
+
+def fixed_text(original: str) -> str:
+    return original.replace(FIXABLE, FIXED).replace("FROM t ORDER BY a) x", "FROM t) x")
+
+
+def settle(texts: dict[Path, str]) -> tuple[int, int]:
+    """(files as they were, files fully fixed); fails on anything else."""
+    as_they_were = fixed = 0
+    for path, original in texts.items():
+        now = path.read_text()
+        assert now in (original, fixed_text(original)), f"{path.name} is half-written:\n{now}"
+        as_they_were += now == original
+        fixed += now == fixed_text(original)
+    return as_they_were, fixed
+
+
+def wait_until(condition, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError("the point of interruption never came")
+        time.sleep(0.005)
+
+
+def interrupted(process: subprocess.Popen, how: int = signal.SIGINT) -> tuple[int, str]:
+    """Send the signal as a terminal sends Ctrl-C: to the process group (workers too)."""
+    os.killpg(process.pid, how)
+    _, err = process.communicate(timeout=60)
+    return process.returncode, err
+
+
+def test_ctrl_c_while_analysing_writes_nothing(repo):
+    texts = repository(repo, 768, repeat=10)
+    process = start(["check", "--fix", "."], repo, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    time.sleep(2.0)  # started and analysing: proving 15,000 fixes takes far longer
+    code, err = interrupted(process)
+    assert code == 130
+    assert "Traceback" not in err
+    assert settle(texts) == (768, 0)
+    assert temporaries(repo) == []
+
+
+@pytest.mark.parametrize("after", [0, 1, 3])
+def test_ctrl_c_while_writing(repo, after):
+    """SIGINT arrives while file `after` is being replaced (its temporary file exists): that
+    file is completed, no other is started, and nothing is left behind."""
+    texts = repository(repo, 8)
+    env = environment(SORTLINT_DEBUG_PAUSE="1.0")
+    process = start(["check", "--fix", "."], repo, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    wait_until(lambda: settle(texts)[1] == after and temporaries(repo))
+    code, err = interrupted(process)
+    assert (code, err) == (130, "sortlint: interrupted (no file is left half-written)\n")
+    assert settle(texts) == (8 - after - 1, after + 1)
+    assert temporaries(repo) == []
+
+
+def test_sigterm_while_writing(repo):
+    texts = repository(repo, 4)
+    env = environment(SORTLINT_DEBUG_PAUSE="1.0")
+    process = start(["check", "--fix", "."], repo, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    wait_until(lambda: temporaries(repo))
+    code, _ = interrupted(process, signal.SIGTERM)
+    assert code == -signal.SIGTERM
+    assert settle(texts) == (3, 1)
+    assert temporaries(repo) == []
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="needs Linux's /proc to see the workers start")
+def test_ctrl_c_during_a_parallel_check(repo):
+    """Forked workers share the terminal's SIGINT: none of them prints a traceback."""
+    repository(repo, 400, repeat=10)
+    process = start(["check", "--jobs", "2", "."], repo, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    wait_until(lambda: workers(process.pid))
+    code, err = interrupted(process)
+    assert code == 130
+    assert "Traceback" not in err
