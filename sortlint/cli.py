@@ -118,6 +118,11 @@ def _common(command: argparse.ArgumentParser) -> None:
     command.add_argument(
         "--incremental", action="store_true", help="render dbt models with is_incremental() true"
     )
+    command.add_argument(
+        "--dbt-renderer", choices=["auto", "dbt", "builtin"], default="auto",
+        help="who renders dbt models: dbt itself when dbt-core is installed (auto, the "
+        "default), dbt, or sortlint's built-in renderer",
+    )
     _debug(command)
 
 
@@ -294,10 +299,14 @@ def _config(args, paths):
         config = replace(config, select=_codes(args.select, "--select"))
     if getattr(args, "ignore", None):
         config = replace(config, ignore=config.ignore + _codes(args.ignore, "--ignore"))
-    if getattr(args, "var", None) or getattr(args, "incremental", False):
+    if getattr(args, "var", None) or getattr(args, "incremental", False) or getattr(args, "dbt_renderer", "auto") != "auto":
         from sortlint.sources.dbt.project import parse_var
 
-        options = DbtOptions(vars=tuple(parse_var(v) for v in args.var), incremental=args.incremental)
+        options = DbtOptions(
+            vars=tuple(parse_var(v) for v in args.var),
+            incremental=args.incremental,
+            renderer=args.dbt_renderer,
+        )
         config = replace(config, dbt=options)
     return config
 

@@ -9,6 +9,8 @@ wants its own wording passes `line=`: a function of the label's outcome counts (
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from collections import Counter
 from collections.abc import Callable
 
@@ -33,6 +35,30 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers",
         "conformance(label, line=None): count this test in the summary line of `label`",
     )
+    config.addinivalue_line(
+        "markers",
+        "dbt_core: renders dbt projects with dbt itself (every other test uses the built-in "
+        "renderer, so that each small project of a test is not compiled by dbt)",
+    )
+
+
+    # dbt's renderings are cached for the session, away from the user's cache; tests use
+    # the built-in renderer unless marked `dbt_core` (see `_dbt_renderer`).
+    os.environ["SORTLINT_CACHE_DIR"] = tempfile.mkdtemp(prefix="sortlint-test-cache-")
+    os.environ["SORTLINT_DBT_RENDERER"] = "builtin"
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    shutil.rmtree(os.environ.pop("SORTLINT_CACHE_DIR", ""), ignore_errors=True)
+    os.environ.pop("SORTLINT_DBT_RENDERER", None)
+
+
+@pytest.fixture(autouse=True)
+def _dbt_renderer(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A test marked `dbt_core` renders dbt projects as a user's run does: with dbt, when
+    dbt-core is installed."""
+    if request.node.get_closest_marker("dbt_core") is not None:
+        monkeypatch.delenv("SORTLINT_DBT_RENDERER", raising=False)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

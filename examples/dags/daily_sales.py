@@ -16,8 +16,9 @@ with DAG(
     template_searchpath=[SQL_DIR],
     params={"country": "DE"},
 ) as dag:
-    # SL001 (unsafe): sales.orders is declared written sorted by (order_date, created_at)
-    # and the WHERE clause pins order_date to the run's date: the rows already arrive in order.
+    # SL003: the WHERE clause pins order_date to the run's date, so sorting by it sorts
+    # nothing; created_at is what orders the rows (sales.orders is stored that way, but Spark
+    # does not read it in order).
     daily_orders = SQLExecuteQueryOperator(
         task_id="daily_orders",
         conn_id="spark_thrift",
@@ -30,8 +31,9 @@ with DAG(
         """,
     )
 
-    # A list of statements. SL001 (safe): sales.customers is bucketed and sorted by
-    # customer_id, and Spark knows it.
+    # A list of statements. Look-alike, no finding: sales.customers is bucketed and each
+    # bucket file sorted by customer_id, but Spark reads the table in no order: the snapshot's
+    # ORDER BY is what sorts it.
     customer_snapshot = SQLExecuteQueryOperator(
         task_id="customer_snapshot",
         conn_id="spark_thrift",

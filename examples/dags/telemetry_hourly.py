@@ -15,7 +15,8 @@ EVENTS = "telemetry.events"
     params={"host": "api-1.example.com"},
 )
 def telemetry_hourly():
-    # SL001 (unsafe): the host is pinned, and events are declared sorted by host, then time.
+    # Look-alike, no finding: events are stored sorted by host, then time, but Spark reads
+    # them in no order, so the ORDER BY is needed even with the host pinned.
     # An f-string: {EVENTS} is the module constant, {{{{ ... }}}} are Airflow's macros.
     SparkSqlOperator(
         task_id="host_latency",

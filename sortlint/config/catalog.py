@@ -69,7 +69,7 @@ def parse_source(
 
     columns = section("columns", parse_columns, ())
     scope = section("scope", parse_scope, "global")
-    return Source(
+    source = Source(
         name=table,
         columns=columns,
         orderings=section("orderings", parse_orderings, (), columns, target),
@@ -82,6 +82,9 @@ def parse_source(
         storage=parse_storage(given, path, table),
         location=Location(path, at),
     )
+    if target == "spark" and source.engine_known:
+        check_known_to_spark(source, given["engine_known"], path)
+    return source
 
 
 def parse_table_name(name: str, path: Path | None, line: int | None) -> str:
@@ -268,6 +271,28 @@ def parse_partitioned_by(
 def parse_engine_known(entry: nodes.Entry, path: Path | None, table: str) -> bool:
     """Whether the engine itself knows the order (and so fixes resting on it can be safe)."""
     return nodes.boolean(entry.value, path, f"engine_known of source {table!r}")
+
+
+def check_known_to_spark(source: Source, entry: nodes.Entry, path: Path | None) -> None:
+    """`engine_known: true` under Spark: only an order Spark itself reports can be known, and
+    Spark reports a table's order per partition at most - never a global one."""
+    what = f"engine_known: true on source {source.name!r}"
+    if source.orderings and source.scope == "global":
+        nodes.fail(
+            f"{what}: Spark never reads a table in a global order (its file scan reads the "
+            "largest files first); declare the ordering with scope: partition if the data "
+            "source reports it to Spark, or drop engine_known (the ordering is then the "
+            "table's layout, which writers must keep)",
+            entry.key_node,
+            path,
+        )
+    if source.scope != "partition" and source.bucketing is None:
+        nodes.fail(
+            f"{what} needs scope: partition (an ordering the data source reports to Spark) "
+            "or bucketing: Spark knows no other order of a table",
+            entry.key_node,
+            path,
+        )
 
 
 def parse_bucketing(

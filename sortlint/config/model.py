@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Literal
+from typing import ClassVar, Literal
 
 from sortlint.config.globs import excluded, excludes_folder, selected
 from sortlint.config.syntax import BadText, table_parts
@@ -20,6 +20,7 @@ Target = Literal["spark", "datafusion"]
 Scope = Literal["global", "partition"]
 StorageFormat = Literal["parquet", "orc", "delta", "csv", "json"]
 STORAGE_FORMATS: tuple[StorageFormat, ...] = ("parquet", "orc", "delta", "csv", "json")
+DbtRenderer = Literal["auto", "dbt", "builtin"]
 
 DEFAULT_INCLUDE: tuple[str, ...] = ("**/*.sql", "**/*.py")
 
@@ -150,11 +151,24 @@ class Source:
 @dataclass(frozen=True)
 class SparkSettings:
     """Spark session settings that change what the planner does with an ordered input, or
-    what an expression computes: `ansi` is `spark.sql.ansi.enabled` (on by default since
-    Spark 4.0; off, integer arithmetic wraps around and decimal overflow is NULL)."""
+    what an expression computes.
 
-    replace_hash_with_sort_agg: bool = False
+    Defaults are Spark 4.3's: `spark.sql.execution.replaceHashWithSortAgg` is on since 4.3
+    (SPARK-58210; off from 3.3 to 4.2), `spark.sql.legacy.bucketedTableScan.outputOrdering`
+    off since 3.0, `spark.sql.ansi.enabled` on since 4.0 (off, integer arithmetic wraps around
+    and decimal overflow is NULL).
+    """
+
+    replace_hash_with_sort_agg: bool = True
+    legacy_bucketed_scan_ordering: bool = False
     ansi: bool = True
+
+    # Each field and the session setting it mirrors, as messages name it.
+    SESSION_KEYS: ClassVar[dict[str, str]] = {
+        "replace_hash_with_sort_agg": "spark.sql.execution.replaceHashWithSortAgg",
+        "legacy_bucketed_scan_ordering": "spark.sql.legacy.bucketedTableScan.outputOrdering",
+        "ansi": "spark.sql.ansi.enabled",
+    }
 
 
 @dataclass(frozen=True)
@@ -165,6 +179,9 @@ class DbtOptions:
 
     vars: tuple[tuple[str, object], ...] = ()
     incremental: bool = False
+    # Who renders a dbt project's models: dbt itself when dbt-core is installed ("auto",
+    # unless $SORTLINT_DBT_RENDERER says otherwise), "dbt", or the built-in renderer.
+    renderer: DbtRenderer = "auto"
 
     def __hash__(self) -> int:  # var values may be lists or mappings; renders are cached by this
         return hash(repr(self))

@@ -29,7 +29,7 @@ TOP_KEYS = (
     "sources",
     "contracts_report",
 )
-SPARK_KEYS = ("replace_hash_with_sort_agg", "ansi")
+SPARK_KEYS = tuple(SparkSettings.SESSION_KEYS)
 TARGETS: tuple[Target, ...] = ("spark", "datafusion")
 RULE_CODE = re.compile(r"SL\d{0,3}")
 
@@ -136,7 +136,7 @@ def unknown_rule_code(code: str, rules: Collection[str], where: str) -> str | No
 
 
 def parse_spark(entry: nodes.Entry, path: Path | None) -> SparkSettings:
-    """The session settings Spark's model depends on; each one left out keeps its default."""
+    """The session settings Spark's model depends on; each one left out keeps Spark's default."""
     given = nodes.fields(entry.value, path, "spark", SPARK_KEYS)
     flags = {key: nodes.boolean(flag.value, path, f"spark.{key}") for key, flag in given.items()}
     return SparkSettings(**flags)

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from sortlint.config import Config
 from sortlint.engines import datafusion, spark
-from sortlint.engines.analysis import Analysis, LineOf, TransferTable, propagate
+from sortlint.engines.analysis import (
+    AggregateStrategy, Analysis, Delivered, Engine, Place, PlaceOf, SortFate, propagate,
+)
 from sortlint.engines.comparisons import Semantics
 from sortlint.plan import nodes as n
 from sortlint.plan.usage import read_window_functions
 
-TARGETS: dict[str, TransferTable] = {"spark": spark.TRANSFER, "datafusion": datafusion.TRANSFER}
+TARGETS: dict[str, Engine] = {"spark": spark.ENGINE, "datafusion": datafusion.ENGINE}
 
 
 def semantics(config: Config) -> Semantics:
@@ -23,14 +25,16 @@ def semantics(config: Config) -> Semantics:
     return spark.semantics(config.spark) if config.target == "spark" else datafusion.SEMANTICS
 
 
-def analyse(root: n.Node, config: Config, line_of: LineOf = lambda span: None) -> Analysis:
-    analysis = Analysis(config, line_of, semantics(config))
+def analyse(root: n.Node, config: Config, place_of: PlaceOf = lambda span: None) -> Analysis:
+    analysis = Analysis(config, place_of, semantics(config))
     for node in n.walk(root):
         analysis.parents.update((id(child), node) for child in node.children)
     if any(isinstance(node, n.Window) for node in n.walk(root)):
         analysis.read_windows = read_window_functions(root)
-    propagate(root, analysis, TARGETS[config.target])
+    engine = TARGETS[config.target]
+    engine.prepare(root, analysis)
+    propagate(root, analysis, engine.transfer)
     return analysis
 
 
-__all__ = ["TARGETS", "Analysis", "LineOf", "analyse"]
+__all__ = ["TARGETS", "AggregateStrategy", "Analysis", "Delivered", "Place", "PlaceOf", "SortFate", "analyse"]

@@ -1,8 +1,10 @@
-"""One statement's analysis: the properties of every plan node's output, bottom-up.
+"""One statement's analysis: the properties of every plan node's output, bottom-up, and what
+the target engine decides on its own about the plan's sorts and aggregates.
 
-A target (`sortlint.engines.spark`, `sortlint.engines.datafusion`) is a transfer table:
-for each node type, the function that gives the node's output properties from its inputs'.
-`propagate` runs a table over a plan.
+A target (`sortlint.engines.spark`, `sortlint.engines.datafusion`) is an `Engine`: a transfer
+table - for each node type, the function that gives the node's output properties from its
+inputs' - and what it decides about the whole plan before that (which sorts its optimizer
+removes). `propagate` runs a table over a plan.
 """
 
 from __future__ import annotations
@@ -13,24 +15,76 @@ from typing import Any
 
 from sortlint.config import Config
 from sortlint.engines.comparisons import Semantics
-from sortlint.ordering import Permutation, Properties
+from sortlint.ordering import Evidence, Ordering, Permutation, Properties
 from sortlint.plan import nodes as n
 
-LineOf = Callable[["n.Span | None"], "int | None"]
+# Where a clause was written, as evidence cites it: its line, and "line 4" - or
+# "views/daily.sql:4" for a clause of a view defined in another file.
+Place = tuple[int, str]
+PlaceOf = Callable[["n.Span | None"], "Place | None"]
+
+
+@dataclass(frozen=True)
+class SortFate:
+    """What the engine does with a sort the query writes, in words for a finding: `removed`
+    when its optimizer drops the sort by itself (`keeps_exchange`: a global sort whose
+    range shuffle stays), else the work it runs."""
+
+    removed: bool
+    text: str
+    keeps_exchange: bool = False
+
+
+@dataclass(frozen=True)
+class AggregateStrategy:
+    """How the engine runs a GROUP BY over the order it knows its input has.
+
+    `streams`: it aggregates without a hash table as written. `key_order`: the GROUP BY key
+    order (indices of the keys as written) that would let it stream, None when none would.
+    `settings_off`: session settings it also needs that are off, each said as a sentence. `partially_ordered`: keys
+    on which it streams while the others are not ordered (DataFusion's `PartiallySorted`).
+    `input_ordering` and `evidence`: the order the engine knows, and what it comes from.
+    """
+
+    mode: str = "hash"  # in the engine's words, for `sortlint explain`
+    streams: bool = False
+    key_order: tuple[int, ...] | None = None
+    settings_off: tuple[str, ...] = ()
+    partially_ordered: tuple[int, ...] = ()
+    input_ordering: Ordering = ()
+    evidence: frozenset[Evidence] = frozenset()
+
+
+@dataclass(frozen=True)
+class Delivered:
+    """The order the engine itself gives the rows a write receives: across all of them
+    (`global`), or only inside each writing task (`partition`)."""
+
+    keys: Ordering = ()
+    scope: str = "partition"
+    evidence: frozenset[Evidence] = frozenset()
 
 
 @dataclass
 class Analysis:
-    """The properties of every node's output, and each aggregate's streaming mode."""
+    """The properties of every node's output, each aggregate's streaming mode, and what the
+    engine decides about sorts, aggregates and writes where its model says."""
 
     config: Config
-    line_of: LineOf
+    place_of: PlaceOf
     semantics: Semantics
     properties: dict[int, Properties] = field(default_factory=dict)
     permutations: dict[int, Permutation] = field(default_factory=dict)
     parents: dict[int, n.Node] = field(default_factory=dict)
     # The window functions whose value something reads: an engine computes no other.
     read_windows: set[int] = field(default_factory=set)
+    sort_fates: dict[int, SortFate] = field(default_factory=dict)
+    strategies: dict[int, AggregateStrategy] = field(default_factory=dict)
+    delivered: dict[int, Delivered] = field(default_factory=dict)
+    # Windows that sort their input again by their own keys (a sort beneath is wasted).
+    resorting_windows: set[int] = field(default_factory=set)
+    # The engine's own bookkeeping for a node, computed on demand (Spark's reported ordering).
+    engine_facts: dict[int, Any] = field(default_factory=dict)
 
     @property
     def target(self) -> str:
@@ -54,10 +108,34 @@ class Analysis:
     def permutation(self, node: n.Aggregate) -> Permutation:
         return self.permutations[id(node)]
 
+    def sort_fate(self, node: n.Sort) -> SortFate | None:
+        """What the engine does with the sort, when its model says."""
+        return self.sort_fates.get(id(node))
+
+    def strategy(self, node: n.Aggregate) -> AggregateStrategy:
+        return self.strategies.get(id(node), AggregateStrategy())
+
+    def window_resorts(self, node: n.Window) -> bool:
+        """Whether the engine shuffles and sorts the window's input by the window's own keys
+        whatever order it arrives in, when its model says."""
+        return id(node) in self.resorting_windows
+
+    def delivered_to(self, node: n.Write) -> Delivered | None:
+        """The order the engine gives the rows of a write, when its model says."""
+        return self.delivered.get(id(node))
+
 
 # A node's output properties from its inputs' (each function takes one node type).
 Transfer = Callable[[Any, Analysis], Properties]
 TransferTable = Mapping[type, Transfer]
+
+
+@dataclass(frozen=True)
+class Engine:
+    """A target: its transfer table, and what it decides about the whole plan first."""
+
+    transfer: TransferTable
+    prepare: Callable[[n.Node, Analysis], None] = lambda root, analysis: None
 
 
 def propagate(node: n.Node, analysis: Analysis, table: TransferTable) -> Properties:

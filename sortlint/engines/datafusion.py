@@ -48,7 +48,7 @@ from typing import Literal
 from sqlglot import exp
 
 from sortlint.engines import operators
-from sortlint.engines.analysis import Analysis, Transfer
+from sortlint.engines.analysis import AggregateStrategy, Analysis, Engine, Transfer
 from sortlint.engines.comparisons import Semantics, Side
 from sortlint.engines.seeding import scan as catalog_scan
 from sortlint.ordering import Evidence, Expr, Properties, SortKey, SortOptions, types
@@ -88,7 +88,15 @@ def aggregate(node: n.Aggregate, analysis: Analysis) -> Properties:
     permutation = props.ordered_permutation(keys, per_partition=True)
     out = operators.aggregate(node, analysis, streaming_keeps_order=False)
     analysis.permutations[id(node)] = permutation
-    if permutation.indices and not node.grouping_sets:
+    ordered = permutation.indices if node.keys and not node.grouping_sets else ()
+    analysis.strategies[id(node)] = AggregateStrategy(
+        mode=permutation.mode,
+        streams=bool(ordered) and len(ordered) == len(node.keys),
+        partially_ordered=ordered if len(ordered) < len(node.keys) else (),
+        input_ordering=permutation.keys,
+        evidence=permutation.evidence,
+    )
+    if ordered:
         out = out.with_ordering(permutation.keys, permutation.evidence, keys)
     return out
 
@@ -412,3 +420,6 @@ def _exact_number(node: exp.Expression) -> Decimal | None:
 
 
 SEMANTICS = Semantics(ARITHMETIC, comparison, equal_floats_sort_together=False)
+
+
+ENGINE = Engine(TRANSFER)

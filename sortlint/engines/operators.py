@@ -29,8 +29,8 @@ def input_of(node: n.Node, analysis: Analysis) -> Properties:
 
 
 def query_evidence(analysis: Analysis, clause: str, span: n.Span | None) -> Evidence:
-    line = analysis.line_of(span)
-    return Evidence("query", f"{clause} (line {line})" if line else clause, line)
+    place = analysis.place_of(span)
+    return Evidence("query", f"{clause} ({place[1]})", place[0]) if place else Evidence("query", clause)
 
 
 def forget(node: n.Node, analysis: Analysis) -> Properties:
@@ -53,9 +53,11 @@ def filter_rows(node: n.Filter, analysis: Analysis) -> Properties:
 
 
 def _conjunct_evidence(analysis: Analysis, node: n.Filter, conjunct: Expr) -> Evidence:
-    line = analysis.line_of(node.span)
+    place = analysis.place_of(node.span)
     text = f"{node.clause} {{subject}}"
-    return Evidence("query", f"{text} (line {line})" if line else text, line, subject=conjunct)
+    if place is None:
+        return Evidence("query", text, subject=conjunct)
+    return Evidence("query", f"{text} ({place[1]})", place[0], subject=conjunct)
 
 
 def apply_predicate(
@@ -240,12 +242,21 @@ def ranked(
     partitioned_by: Iterable[Expr] | None = None,
 ) -> Properties:
     """row_number/rank/dense_rank computed over rows that arrive in the window's order: the
-    rank grows with it (inside each partition), is never null, and row_number is unique.
-    `partitioned_by`: the rows come so only inside each physical partition of these keys."""
+    rank grows with it (inside each partition), and `rank_facts` hold. `partitioned_by`: the
+    rows come so only inside each physical partition of these keys."""
     props = props.with_ordering([*partition_keys, SortKey(function.expr, SortOptions())], evidence, partitioned_by)
+    return rank_facts(props, function, evidence, [k.expr for k in partition_keys])
+
+
+def rank_facts(
+    props: Properties, function: n.WindowFunction, evidence: list[Evidence], partition: list[Expr] | None = None
+) -> Properties:
+    """What a rank says whatever order the rows leave in: it is never null, and row_number
+    is unique inside its partition."""
     props = props.with_not_null([function.expr])
     if isinstance(unwrap(function.expr.node.this), exp.RowNumber):
-        props = props.with_unique_key([*(k.expr for k in partition_keys), function.expr], evidence)
+        keys = [key.expr for key in function.partition_by] if partition is None else partition
+        props = props.with_unique_key([*keys, function.expr], evidence)
     return props
 
 

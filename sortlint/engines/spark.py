@@ -1,66 +1,476 @@
-"""Spark's model: what its planner does to the order and the facts of rows.
+"""Spark's model: what its planner and optimizer do to the order and the facts of rows.
 
-* A shuffle reorders rows. Every operator that shuffles - a join, an aggregate, DISTINCT, a
-  set operation, a repartition - emits its rows in no known order, and a hash aggregate
-  emits in no order either, so none of them keeps an ordering.
-* Only Spark's own sorts produce order: ORDER BY, SORT BY (inside each partition), and a
-  window, which shuffles by its partition keys and sorts each partition by them and its
-  ORDER BY - so after a window the rows are ordered that way within partitions of its keys.
-  Of several windows of one SELECT, the one whose function is written last is taken to run
-  last: its ordering replaces the others'.
-* A file scan knows nothing of the catalog: a declared ordering holds only while the table
-  really is stored so, which the evidence records (`declared`, not `enforced`).
+Measured on Spark 4.3 with its default settings (`tests/engines/test_spark_facts.py` holds the
+evidence, the README's "What Spark does with order" the summary):
 
-Everything else is shared with DataFusion (`sortlint.engines.operators`).
+* **Scans.** A file scan packs a table's files into tasks largest first, so a table written
+  in order is not read in order, globally or in a task. A declared ordering of a table is its
+  layout - what its writers must produce (SL301) - never an order its readers see. Spark
+  reports an order only for a bucketed table (per bucket, and only with
+  `spark.sql.legacy.bucketedTableScan.outputOrdering`) and for a data source that reports it
+  (`engine_known: true`, `scope: partition`). Constants, unique keys, `not null` and types are
+  facts about rows and hold whatever the order.
+* **Shuffles end every order**: joins, aggregates, DISTINCT, set operations, windows and
+  repartitions (UNION ALL concatenates its inputs: no order either). Only Spark's own sorts
+  make order: ORDER BY (a range shuffle and a sort: the one global order), SORT BY (each
+  partition), a window (each partition of its keys, sorted by them and its ORDER BY) - and
+  of several window specifications Spark chooses the stacking, so nothing is known of the
+  order they leave. ORDER BY ... LIMIT keeps its order; a LIMIT alone takes rows as they come.
+* **Sorts Spark removes itself** (`EliminateSorts`, `OptimizeSubqueries`, `V1Writes`): a sort
+  under another ORDER BY, under a join, under an aggregate whose functions ignore order
+  (`min`, `max`, `count`, bit aggregates, `sum`/`avg`/moments of non-floating values, DISTINCT),
+  under INTERSECT / EXCEPT (they become joins), under a predicate subquery, under a keyed
+  repartition, and under a write into a bucketed table (the write sorts each bucket file).
+  Such a sort gives no order to anything above it.
+* **Aggregates** hash unless their input arrives sorted (per partition, Spark's own order)
+  by the GROUP BY keys *in GROUP BY order*, ascending, with no shuffle needed - then, with
+  `spark.sql.execution.replaceHashWithSortAgg` (on since Spark 4.3), they stream
+  (`SortAggregate`).
+* **Writes.** A write into a partitioned or bucketed table sorts each task's rows by the
+  partition columns (then bucket id and bucket sort columns) unless the query's order
+  already starts with them; the order a write receives is the query's own.
+
+Everything else is shared with DataFusion (`sortlint.engines.operators`). Whatever is not
+modelled here forgets every ordering.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
 from functools import partial
 
+from sqlglot import exp
+
+from sortlint.config import Source
 from sortlint.config.model import SparkSettings
-from sortlint.engines import operators
-from sortlint.engines.analysis import Analysis, Transfer
+from sortlint.engines import operators, seeding
+from sortlint.engines.analysis import (
+    AggregateStrategy, Analysis, Delivered, Engine, SortFate, Transfer,
+)
 from sortlint.engines.comparisons import Semantics, Side
-from sortlint.ordering import types
+from sortlint.ordering import Evidence, Expr, Ordering, Properties, SortKey, SortOptions, types
+from sortlint.ordering.monotonicity import FLOATING, NON_DETERMINISTIC
 from sortlint.ordering.types import SqlType
-from sortlint.ordering import Properties, SortKey, SortOptions
 from sortlint.plan import nodes as n
+from sortlint.plan.aggregates import unwrap
+
+SORT_AGG_OFF = (
+    "spark.sql.execution.replaceHashWithSortAgg is off (sortlint.yml says "
+    "spark: {replace_hash_with_sort_agg: false}; Spark 4.3 turns it on by default)"
+)
+ASCENDING = SortOptions.spark()
+
+# --- scans -------------------------------------------------------------------------------
+
+
+def scan(node: n.Scan, analysis: Analysis) -> Properties:
+    source = analysis.config.source(node.table)
+    if source is None:
+        return analysis.nothing_known()
+    return seeding.seed(known_to_spark(source), node.alias, analysis.semantics.arithmetic)
+
+
+def known_to_spark(source: Source) -> Source:
+    """The declarations a Spark scan carries: every row fact, and an ordering only where the
+    data source reports it to Spark (`engine_known`, per partition). A declared layout is
+    not the order of a read."""
+    if source.engine_known and source.scope == "partition":
+        return source
+    return replace(source, orderings=())
+
+
+def scan_order(source: Source, alias: str, analysis: Analysis) -> Reported:
+    """What a scan reports. A bucketed table: one partition per bucket, hash-partitioned by
+    the bucket columns, each bucket sorted by `sorted_by` only when the legacy setting makes
+    Spark say so (and, unseen here, every bucket is one file). A data source that reports
+    its order (`engine_known`, `scope: partition`): that order in each partition, clustered
+    by `partitioned_by` when it reports that partitioning too."""
+
+    def column(name: str) -> Expr:
+        return Expr.column(name, alias)
+
+    if source.engine_known and source.scope == "partition" and source.orderings:
+        ordering = source.orderings[0]
+        evidence = Evidence(
+            "declared", f"ordering {ordering} that {source.name} reports to Spark ({ordering.location})",
+            enforced=True,
+        )
+        keys = tuple(SortKey(column(i.column), SortOptions(i.descending, i.nulls_first)) for i in ordering.items)
+        clustered = frozenset(map(column, source.partitioned_by)) if source.partitioned_by else None
+        return Reported(keys, "partition", clustered, frozenset((evidence,)))
+    bucketing = source.bucketing
+    if bucketing is None:
+        return Reported()
+    by = frozenset(map(column, bucketing.by))
+    if not (analysis.config.spark.legacy_bucketed_scan_ordering and bucketing.sorted_by):
+        return Reported(clustered_by=by)
+    evidence = Evidence(
+        "declared",
+        f"bucketed table {source.name} sorted by ({', '.join(bucketing.sorted_by)}) in each "
+        f"bucket ({bucketing.location}), read with "
+        f"{analysis.config.spark.SESSION_KEYS['legacy_bucketed_scan_ordering']}",
+        enforced=True,
+    )
+    keys = tuple(SortKey(column(c), ASCENDING) for c in bucketing.sorted_by)
+    return Reported(keys, "partition", by, frozenset((evidence,)))
+
+
+# --- the order Spark itself reports ------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Reported:
+    """What Spark's physical plan says of a node's output: the ordering it reports
+    (`outputOrdering`: each partition sorted by `keys`, or all rows when `scope` is global)
+    and the expressions its rows are clustered by (rows equal on them share a partition;
+    empty: a single partition; None: not known). This is what Spark decides with - to stream
+    an aggregate, or to skip a write's sort - so it knows no monotonic function, no constant
+    from a WHERE clause and no declaration."""
+
+    keys: Ordering = ()
+    scope: str = "partition"
+    clustered_by: frozenset[Expr] | None = None
+    evidence: frozenset[Evidence] = frozenset()
+
+    def clusters(self, keys: frozenset[Expr]) -> bool:
+        """Whether rows equal on `keys` already share a partition (no shuffle needed)."""
+        return self.clustered_by is not None and self.clustered_by <= keys
+
+
+def reported(node: n.Node, analysis: Analysis) -> Reported:
+    """The order Spark reports for the node's output (computed once per node)."""
+    found = analysis.engine_facts.get(id(node))
+    if found is None:
+        found = analysis.engine_facts[id(node)] = _reported(node, analysis)
+    return found
+
+
+def _reported(node: n.Node, analysis: Analysis) -> Reported:
+    child = (lambda: reported(node.children[0], analysis)) if node.children else Reported
+    if isinstance(node, n.Scan):
+        source = analysis.config.source(node.table)
+        return scan_order(source, node.alias, analysis) if source is not None else Reported()
+    if isinstance(node, (n.Filter, n.Write, n.Subquery)):
+        return child()
+    if isinstance(node, n.Project):
+        return _renamed(child(), [(c.expr, Expr.column(c.name)) for c in node.columns])
+    if isinstance(node, n.Alias):
+        inner = child()
+        columns = {c for k in inner.keys for c in k.expr.columns}
+        columns |= {c for e in inner.clustered_by or () for c in e.columns}
+        unqualified = [c for c in columns if c.column_name and not c.node.table]
+        return _renamed(inner, [(c, Expr.column(c.column_name, node.alias)) for c in unqualified])
+    if isinstance(node, n.Sort):
+        fate = analysis.sort_fate(node)
+        if fate is not None and fate.removed:
+            return child()
+        keys = tuple(SortKey(item.expr, item.options) for item in node.keys)
+        evidence = frozenset((operators.query_evidence(analysis, node.clause, node.span),))
+        if node.scope == "global":
+            return Reported(keys, "global", frozenset(k.expr for k in keys), evidence)
+        return Reported(keys, "partition", child().clustered_by, evidence)
+    if isinstance(node, n.Window):
+        specs = _window_specs(node, analysis)
+        if len(specs) != 1:
+            return Reported()  # Spark stacks them as it chooses
+        (partition, order, function), = specs
+        keys = tuple(SortKey(e, ASCENDING) for e in partition) + order
+        evidence = frozenset((operators.query_evidence(analysis, "window", function.span),))
+        return Reported(keys, "partition" if partition else "global", frozenset(partition), evidence)
+    if isinstance(node, n.Aggregate):
+        strategy = analysis.strategy(node)
+        if not strategy.streams:
+            return Reported()
+        keys = tuple(SortKey(k.expr, ASCENDING) for k in node.keys)
+        return Reported(keys, "partition", frozenset(k.expr for k in node.keys), strategy.evidence)
+    if isinstance(node, n.Limit):
+        below = node.children[0]
+        while isinstance(below, n.Project):
+            below = below.children[0]
+        inner = child()
+        if isinstance(below, n.Sort) and below.scope == "global" and inner.scope == "global":
+            return replace(inner, clustered_by=frozenset())  # TakeOrderedAndProject
+        return Reported()
+    if isinstance(node, n.Repartition):
+        return Reported(clustered_by=frozenset(node.keys) if node.keys else None)
+    return Reported()
+
+
+def _renamed(inner: Reported, mapping: list[tuple[Expr, Expr]]) -> Reported:
+    """Through a projection Spark keeps an ordering key that is passed on as a column
+    (`AliasAwareOutputOrdering`): the ordering is cut at the first key that is not, the
+    clustering lost unless every expression is passed on."""
+    passed = {source: output for source, output in mapping if source.is_column}
+    keys = []
+    for key in inner.keys:
+        output = passed.get(key.expr)
+        if output is None:
+            break
+        keys.append(SortKey(output, key.options))
+    clustered = None
+    if inner.clustered_by is not None and all(e in passed for e in inner.clustered_by):
+        clustered = frozenset(passed[e] for e in inner.clustered_by)
+    return Reported(tuple(keys), inner.scope, clustered, inner.evidence if keys else frozenset())
+
+
+def _window_specs(node: n.Window, analysis: Analysis) -> list[tuple[tuple[Expr, ...], Ordering, n.WindowFunction]]:
+    """The distinct (PARTITION BY, ORDER BY) specifications of a SELECT's windows whose value
+    is read: Spark runs one Window operator, with its own shuffle and sort, per specification."""
+    specs: dict[tuple, tuple[tuple[Expr, ...], Ordering, n.WindowFunction]] = {}
+    for function in analysis.computed(node):
+        partition = tuple(key.expr for key in function.partition_by)
+        order = tuple(SortKey(item.expr, item.options) for item in function.order_by)
+        specs.setdefault((partition, order), (partition, order, function))
+    return list(specs.values())
+
+
+# --- sorts Spark removes itself ----------------------------------------------------------
+
+# Repartitions with keys: Spark drops a sort beneath them (their shuffle ignores it). A round
+# robin `repartition(n)` keeps it (its output then depends on the input order), `coalesce`
+# too.
+KEYED_REPARTITIONS = frozenset((
+    "DISTRIBUTE BY", "CLUSTER BY", "repartition", "repartitionByRange", "REPARTITION hint",
+    "REPARTITION_BY_RANGE hint",
+))
+
+
+def prepare(root: n.Node, analysis: Analysis) -> None:
+    """Decide, for every sort of the plan, whether Spark's optimizer removes it (where the
+    model knows). A sort under an aggregate is decided by the aggregate, whose functions'
+    input types are known only once the rows below it are analysed (`aggregate`)."""
+    parents = {id(child): node for node in n.walk(root) for child in node.children}
+    for node in n.walk(root):
+        if isinstance(node, n.Sort):
+            fate = _fate(node, parents, analysis)
+            if fate is not None:
+                analysis.sort_fates[id(node)] = fate
+
+
+def _settle_sorts_beneath(aggregate: n.Aggregate, analysis: Analysis) -> None:
+    """The fate of the sorts an aggregate consumes: removed when its functions ignore order
+    (not under ROLLUP / CUBE / GROUPING SETS, whose rows Spark expands first)."""
+    removed = not aggregate.grouping_sets and ignores_order(aggregate, analysis)
+    node = aggregate.children[0]
+    while not isinstance(node, n.Sort) and node.children and _passes_sorts(node, node.children[0]):
+        node = node.children[0]
+    if isinstance(node, n.Sort):
+        analysis.sort_fates[id(node)] = REMOVED if removed else (RUNS if node.scope == "global" else RUNS_LOCALLY)
+
+
+def _fate(sort: n.Sort, parents: dict[int, n.Node], analysis: Analysis) -> SortFate | None:
+    below: n.Node = sort
+    consumer = parents.get(id(sort))
+    through_repartition = False
+    while consumer is not None and _passes_sorts(consumer, below):
+        through_repartition |= isinstance(consumer, n.Repartition)
+        below, consumer = consumer, parents.get(id(consumer))
+    if isinstance(consumer, n.Sort) and consumer.scope == "partition" and sort.scope == "global":
+        # A global sort right under a local one becomes its range shuffle, or stays whole
+        # beneath a computed projection: not modelled, unless a repartition lies between.
+        return REMOVED if through_repartition else None
+    if isinstance(consumer, n.Aggregate):
+        return None  # decided by the aggregate (`_settle_sorts_beneath`)
+    if _removes_sorts(consumer, analysis):
+        return REMOVED
+    if isinstance(consumer, n.Write) and _bucketed(consumer, analysis):
+        # The write sorts each bucket file by its bucket and sort columns: a local sort
+        # beneath goes, a global one leaves its shuffle behind.
+        return REMOVED_KEEPING_SHUFFLE if sort.scope == "global" else REMOVED
+    return RUNS if sort.scope == "global" else RUNS_LOCALLY
+
+
+REMOVED = SortFate(True, "Spark removes this sort itself; the clause only misleads readers")
+REMOVED_KEEPING_SHUFFLE = SortFate(
+    True, "Spark removes this sort itself but still runs its exchange", keeps_exchange=True
+)
+RUNS = SortFate(False, "Spark runs this sort: an exchange and a sort")
+RUNS_LOCALLY = SortFate(False, "Spark runs this sort in every partition")
+
+
+def _passes_sorts(node: n.Node, child: n.Node) -> bool:
+    """Operators an upper sort, join or aggregate reaches through to remove a sort: renames,
+    deterministic projections and filters (on their input, not a subquery of theirs), and
+    repartitions that keep the sort (round robin, coalesce)."""
+    if node.children[0] is not child:
+        return False
+    if isinstance(node, n.Alias):
+        return True
+    if isinstance(node, n.Project):
+        return not any(_nondeterministic(c.expr) for c in node.columns)
+    if isinstance(node, n.Filter):
+        return not any(_nondeterministic(c) for c in node.conjuncts)
+    return isinstance(node, n.Repartition) and not _keyed(node)
+
+
+def _keyed(node: n.Repartition) -> bool:
+    return bool(node.keys) and node.clause in KEYED_REPARTITIONS
+
+
+def _nondeterministic(expr: Expr) -> bool:
+    return any(isinstance(sub, NON_DETERMINISTIC) for sub in expr.node.walk())
+
+
+def _removes_sorts(consumer: n.Node | None, analysis: Analysis) -> bool:
+    """Consumers under which Spark drops a sort: another sort, a join, DISTINCT,
+    INTERSECT / EXCEPT (joins), a subquery whose rows are read in no order, a keyed
+    repartition (and an aggregate of functions that ignore order: `_settle_sorts_beneath`)."""
+    if isinstance(consumer, (n.Sort, n.Join, n.Distinct, n.Subquery)):
+        return True
+    if isinstance(consumer, n.SetOp):
+        return consumer.kind != "union" and consumer.distinct
+    return isinstance(consumer, n.Repartition) and _keyed(consumer)
+
+
+def _bucketed(write: n.Write, analysis: Analysis) -> bool:
+    source = analysis.config.source(write.target) if write.kind != "view" else None
+    return source is not None and source.bucketing is not None
+
+
+# Spark's `EliminateSorts.isOrderIrrelevantAggs`: these ignore the order of their input, and
+# sums, averages and moments do too unless their values are floating-point.
+ORDER_IRRELEVANT = (exp.Min, exp.Max, exp.Count, exp.CountIf, exp.BitwiseAndAgg, exp.BitwiseOrAgg,
+                    exp.BitwiseXorAgg, exp.LogicalAnd, exp.LogicalOr)
+EXACT_WHEN_NOT_FLOATING = (exp.Sum, exp.Avg, exp.Stddev, exp.StddevPop, exp.StddevSamp,
+                           exp.Variance, exp.VariancePop, exp.Kurtosis, exp.Skewness)
+
+
+def ignores_order(aggregate: n.Aggregate, analysis: Analysis) -> bool:
+    """Whether Spark removes a sort under this aggregate: every function is one it knows to
+    ignore order (an arithmetic one over values known not to be floating-point)."""
+    props = analysis.of(aggregate.children[0])
+    for call in aggregate.aggregates:
+        function = unwrap(call.expr.node)
+        if isinstance(function, EXACT_WHEN_NOT_FLOATING):
+            operand = function.this
+            if isinstance(operand, exp.Distinct):
+                operand = operand.expressions[0] if operand.expressions else None
+            value_type = props.type_of(Expr.of(operand)) if operand is not None else None
+            if value_type is None or value_type in FLOATING:
+                return False
+        elif not isinstance(function, ORDER_IRRELEVANT):
+            return False
+    return True
+
+
+# --- transfer functions ------------------------------------------------------------------
+
+
+def sort(node: n.Sort, analysis: Analysis) -> Properties:
+    fate = analysis.sort_fate(node)
+    if fate is not None and fate.removed:
+        return operators.input_of(node, analysis)
+    return operators.sort(node, analysis)
+
+
+def limit(node: n.Limit, analysis: Analysis) -> Properties:
+    """ORDER BY ... LIMIT runs as one sorted top-k (`TakeOrderedAndProject`); a LIMIT alone
+    takes rows in the order partitions deliver them, which is no order Spark knows."""
+    props = operators.input_of(node, analysis)
+    if reported(node, analysis).scope == "global":
+        return props
+    return props.without_orderings()
+
+
+def aggregate(node: n.Aggregate, analysis: Analysis) -> Properties:
+    _settle_sorts_beneath(node, analysis)
+    analysis.strategies[id(node)] = strategy(node, analysis)
+    return operators.aggregate(node, analysis, streaming_keeps_order=False)
+
+
+def strategy(node: n.Aggregate, analysis: Analysis) -> AggregateStrategy:
+    """`ReplaceHashWithSortAgg`: Spark streams a GROUP BY when its input's reported ordering
+    starts with every key, in GROUP BY order, ascending with nulls first, and its rows are
+    clustered by the keys already (no shuffle between)."""
+    keys = [key.expr for key in node.keys]
+    if not keys or node.grouping_sets or len(set(keys)) != len(keys):
+        return AggregateStrategy(mode="HashAggregate")
+    order = reported(node.children[0], analysis)
+    lead = order.keys[: len(keys)]
+    if (
+        len(lead) != len(keys)
+        or {k.expr for k in lead} != set(keys)
+        or any(k.options != ASCENDING for k in lead)
+        or not order.clusters(frozenset(keys))
+    ):
+        return AggregateStrategy(mode="HashAggregate")
+    key_order = tuple(keys.index(k.expr) for k in lead)
+    setting_on = analysis.config.spark.replace_hash_with_sort_agg
+    streams = setting_on and key_order == tuple(range(len(keys)))
+    return AggregateStrategy(
+        mode="SortAggregate" if streams else "HashAggregate",
+        streams=streams,
+        key_order=key_order,
+        settings_off=() if setting_on else (SORT_AGG_OFF,),
+        input_ordering=lead,
+        evidence=order.evidence,
+    )
 
 
 def window(node: n.Window, analysis: Analysis) -> Properties:
+    """Each window specification shuffles by its partition keys and sorts each partition;
+    the order left is the last one's, and with several specifications which one runs last
+    is Spark's choice: then no order is known, only the functions' own facts."""
     props = operators.input_of(node, analysis)
+    specs = _window_specs(node, analysis)
+    if not specs:
+        # No function's value is read: Spark prunes them all. Nothing is concluded from
+        # whether the operator and its sort are gone.
+        return props.without_orderings()
+    if not any(_fits(reported(node.children[0], analysis), partition, order) for partition, order, _ in specs):
+        analysis.resorting_windows.add(id(node))
+    if len(specs) == 1:
+        partition, order, function = specs[0]
+        evidence = operators.query_evidence(analysis, "window ORDER BY", function.order_span or function.span)
+        requirement = [SortKey(e, ASCENDING) for e in partition] + list(order)
+        if partition:
+            props = props.without_orderings().with_ordering(requirement, [evidence], partition)
+        elif order:
+            props = props.sorted_by(list(order), [evidence])
+        else:
+            props = props.without_orderings()
+    else:
+        props = props.without_orderings()
     for function in analysis.computed(node):
-        props = _window_function(props, function, analysis)
+        if not (function.ranking and function.order_by):
+            continue
+        evidence = operators.query_evidence(analysis, "window ORDER BY", function.order_span or function.span)
+        if len(specs) == 1 and not function.partition_by:
+            # row_number/rank/dense_rank grow along the window's order.
+            props = operators.ranked(props, function, [], [evidence])
+        else:
+            props = operators.rank_facts(props, function, [evidence])
     return props
 
 
-def _window_function(props: Properties, function: n.WindowFunction, analysis: Analysis) -> Properties:
-    """Every window shuffles by its partition keys and sorts each partition."""
-    partition = [key.expr for key in function.partition_by]
-    order = [SortKey(item.expr, item.options) for item in function.order_by]
-    evidence = operators.query_evidence(analysis, "window ORDER BY", function.order_span or function.span)
-    requirement = [SortKey(e, SortOptions.spark()) for e in partition] + order
-    if partition:
-        props = props.without_orderings().with_ordering(requirement, [evidence], partition)
-    elif order:
-        props = props.sorted_by(order, [evidence])
-    if function.ranking and order and not partition:
-        # row_number/rank/dense_rank grow along the window's order.
-        props = operators.ranked(props, function, [], [evidence])
-    return props
+def _fits(order: Reported, partition: tuple[Expr, ...], keys: Ordering) -> bool:
+    """Whether Spark runs a window specification on these rows as they come: clustered by
+    its partition keys and sorted by them (ascending, in PARTITION BY order), then its keys."""
+    required = [SortKey(e, ASCENDING) for e in partition] + list(keys)
+    return order.clusters(frozenset(partition)) and list(order.keys[: len(required)]) == required
+
+
+def write(node: n.Write, analysis: Analysis) -> Properties:
+    order = reported(node.children[0], analysis)
+    analysis.delivered[id(node)] = Delivered(order.keys, order.scope, order.evidence)
+    return operators.input_of(node, analysis)
 
 
 TRANSFER: dict[type, Transfer] = {
     **operators.SHARED,
+    n.Scan: scan,
+    n.Sort: sort,
+    n.Limit: limit,
+    n.Write: write,
     # They shuffle, and a hash aggregate emits in no order: no ordering survives.
-    n.Aggregate: partial(operators.aggregate, streaming_keeps_order=False),
+    n.Aggregate: aggregate,
     n.Distinct: partial(operators.distinct, streaming_keeps_order=False),
     n.SetOp: partial(operators.set_operation, keeps_order=lambda node: False),
     n.Join: operators.join,
     n.Window: window,
 }
 
+ENGINE = Engine(TRANSFER, prepare)
 
 # --- comparisons and arithmetic ----------------------------------------------------------
 #

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from sortlint.config import Config
-from sortlint.diagnostics import Finding
-from sortlint.engines import Analysis, analyse
+from sortlint.config.model import Location
+from sortlint.diagnostics import Applicability, Finding
+from sortlint.engines import Analysis, Place, analyse
 from sortlint.linter.context import Context
 from sortlint.linter.rules import RULES
 from sortlint.ordering import Expr
@@ -18,7 +20,16 @@ if TYPE_CHECKING:
 
 
 def analyse_statement(unit: Unit, root: n.Node, config: Config) -> Analysis:
-    return analyse(root, config, lambda span: unit.location(span.start)[0] if span else None)
+    def place_of(span: n.Span | None) -> Place | None:
+        if span is None:
+            return None
+        written_in = span.unit or unit
+        line = written_in.location(span.start)[0]
+        if written_in.path == unit.path:
+            return line, f"line {line}"
+        return line, str(Location(written_in.path, line))
+
+    return analyse(root, config, place_of)
 
 
 def lint_statement(unit: Unit, root: n.Node, config: Config, analysis: Analysis | None = None) -> list[Finding]:
@@ -32,6 +43,18 @@ def lint_statement(unit: Unit, root: n.Node, config: Config, analysis: Analysis 
                 key = (finding.code, finding.line, finding.column, finding.end_line, finding.end_column)
                 if key not in found:
                     found[key] = finding
+    caveat = getattr(unit.offsets, "caveat", None)
+    if caveat:
+        # The rendering the findings rest on may not be the one the warehouse runs: they
+        # say so, and their fixes are applied only when asked for unsafe ones.
+        found = {
+            key: replace(
+                f,
+                message=f"{f.message} [{caveat}]",
+                fix=f.fix.at_most(Applicability.UNSAFE) if f.fix is not None else None,
+            )
+            for key, f in found.items()
+        }
     return sorted(found.values(), key=lambda f: f.sort_key)
 
 

@@ -21,10 +21,13 @@ from sortlint.units import Unit
 
 @dataclass(frozen=True)
 class Span:
-    """Characters [start, end) of the unit's text."""
+    """Characters [start, end) of a unit's text: the unit it was written in when that is
+    known (a view's clauses, inlined into the statements that read it, keep their own unit),
+    else the unit the statement being built comes from."""
 
     start: int
     end: int
+    unit: Unit | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)

@@ -45,7 +45,7 @@ def parse_unit(unit: Unit, dialect: str) -> tuple[exp.Expression, Spans]:
         raise UserError(f"cannot parse SQL: {error}", unit.path, unit.location(0)[0]) from None
     if tree is None:
         raise UserError("cannot parse SQL: no statement", unit.path, unit.location(0)[0])
-    return tree, Spans(TokenIndex(tuple(tokens), elided), tree)
+    return tree, Spans(TokenIndex(tuple(tokens), elided, unit), tree)
 
 
 def too_deeply_nested(unit: Unit, dialect: str, tokens: list[Token] | None = None) -> UserError:
@@ -84,4 +84,4 @@ def view_spans(view: ViewDefinition, dialect: str) -> Spans:
     if view.spans is not None:
         return view.spans
     tokens, elided = tokenize(view.unit.text, dialect)
-    return Spans(TokenIndex(tuple(tokens), elided), view.query)
+    return Spans(TokenIndex(tuple(tokens), elided, view.unit), view.query)

@@ -305,7 +305,7 @@ class Spans:
         spans = [c.span for c in clauses if c is not None]
         if not spans:
             return None
-        return Span(min(s.start for s in spans), max(s.end for s in spans))
+        return Span(min(s.start for s in spans), max(s.end for s in spans), spans[0].unit)
 
     def operator_before(self, query: exp.Expression) -> Span | None:
         """`UNION ALL`, `EXCEPT`, ...: the words before a right-hand query of a set

@@ -27,6 +27,7 @@ from sqlglot.errors import TokenError
 from sqlglot.tokens import Token, TokenType
 
 from sortlint.plan.nodes import Span
+from sortlint.units import Unit
 
 OPENING = {TokenType.L_PAREN: TokenType.R_PAREN, TokenType.L_BRACKET: TokenType.R_BRACKET,
            TokenType.L_BRACE: TokenType.R_BRACE}
@@ -136,6 +137,7 @@ _LINE_BREAK = re.compile(r"\n|\r(?!\n)")
 class TokenIndex:
     tokens: tuple[Token, ...]
     elided: tuple[Elision, ...] = field(default=(), compare=False)
+    unit: Unit | None = field(default=None, compare=False)  # the unit the tokens were read from
 
     def elided_rows(self, span: Span) -> int:
         """How many rows of VALUES lists inside `span` the tokens leave out."""
@@ -172,7 +174,7 @@ class TokenIndex:
         return max(bisect.bisect_right(self._starts, offset) - 1, 0)
 
     def span(self, first: int, last: int) -> Span:
-        return Span(self.tokens[first].start, self.tokens[last].end + 1)
+        return Span(self.tokens[first].start, self.tokens[last].end + 1, self.unit)
 
     def is_open(self, i: int) -> bool:
         return self.type(i) in OPENING and self.partners[i] > i

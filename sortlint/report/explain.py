@@ -32,7 +32,9 @@ def render_statement(
 
     def notes(node: n.Node) -> Iterator[str]:
         if isinstance(node, n.Aggregate):
-            yield f"mode: {analysis.permutation(node).mode}"
+            yield f"mode: {analysis.strategy(node).mode}"
+        if isinstance(node, n.Sort) and (fate := analysis.sort_fate(node)) is not None:
+            yield f"engine: {fate.text}"
         for text in describe_properties(analysis.of(node)):
             yield f"| {text}"
         line = line_of(node)

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from sortlint.config import Config
 from sortlint.diagnostics import Applicability, Edit
+from sortlint.ordering import SortOptions
 from sortlint.units import Unit
 
 if TYPE_CHECKING:
@@ -57,6 +58,14 @@ class KeptColumn:
 
 
 @dataclass(frozen=True)
+class WrittenKey:
+    """A sort key a fix writes: an output column, and its direction and null placement."""
+
+    column: str
+    options: SortOptions
+
+
+@dataclass(frozen=True)
 class Rewrite:
     """Edits a shape writes when asked (they may be refused: `UneditableRegion`), what they
     do beyond what the rule asked (for the fix's message), and how far they can be trusted."""
@@ -89,3 +98,15 @@ class FixShapes(Protocol):
     def drop_window_key(
         self, context: FixContext, window: n.Window, function: n.WindowFunction, index: int
     ) -> list[Edit] | None: ...
+
+    def sort_text(self, scope: str, keys: list[WrittenKey]) -> str:
+        """How the file kind writes a sort of the rows (`global`: ORDER BY / orderBy, else
+        each partition: SORT BY / sortWithinPartitions), for messages."""
+        ...
+
+    def establish_order(
+        self, context: FixContext, write: n.Write, scope: str, keys: list[WrittenKey]
+    ) -> list[Edit] | None:
+        """Make the rows a write receives sorted by `keys`: the query's final sort takes
+        them, or such a sort is added."""
+        ...

@@ -10,7 +10,7 @@ from sortlint.config import Config
 from sortlint.errors import UserError
 from sortlint.linter.analysis import built
 from sortlint.sources.dbt.project import dependency_order, projects_of
-from sortlint.sources.dbt.rendering import Rendered, render_model, statement_units
+from sortlint.sources.dbt.rendering import Rendered, is_disabled, render_model, statement_units
 from sortlint.files import read_source
 from sortlint.workspace.tables import FileTables, RepositoryTables
 
@@ -31,12 +31,14 @@ def register_models(files: Sequence[Path], config: Config, repository: Repositor
         rendered: dict[str, tuple[Path, str, Rendered]] = {}
         for name, path in project.models().items():
             path = given.get(path, path)
+            if is_disabled(project, path, config):
+                continue
             try:
                 raw = read_source(path)
                 rendered[name] = (path, raw, render_model(path, raw, project, config))
             except UserError:
                 continue
-        for name in dependency_order({n: r[2].refs for n, r in rendered.items()}, project):
+        for name in dependency_order({n: r[2].reads for n, r in rendered.items()}):
             path, raw, result = rendered[name]
             tables = FileTables(repository)
             for unit in statement_units(path, raw, result, config.dialect, name):

@@ -11,7 +11,7 @@ MODEL = """\
 SELECT host, time FROM events
 WHERE host = '{{ var("host", "a") }}'
 {% if is_incremental() %}
-ORDER BY time
+ORDER BY host
 {% endif %}
 """
 

@@ -14,25 +14,34 @@ def test_explain_shows_plan_properties_modes_and_findings(tmp_path, monkeypatch,
     monkeypatch.chdir(tmp_path)
     (tmp_path / "sortlint.yml").write_text(CATALOG)
     (tmp_path / "q.sql").write_text(
-        "SELECT host, count(*) AS n\nFROM events\nWHERE level = 'x'\nGROUP BY host\nORDER BY host;\n"
+        "SELECT host, time, count(*) AS n, max(r) AS top\n"
+        "FROM (SELECT host, time, rank() OVER (PARTITION BY host ORDER BY time) AS r FROM events WHERE level = 'x') w\n"
+        "GROUP BY time, host\n"
+        "ORDER BY host;\n"
     )
     assert main(["explain", "q.sql"]) == 0
     assert capsys.readouterr().out == """\
 q.sql:1: statement (target: spark)
-  Sort ORDER BY [host ASC NULLS FIRST]  (line 5)
+  Sort ORDER BY [host ASC NULLS FIRST]  (line 4)
+    engine: Spark runs this sort: an exchange and a sort
     | ordering: [host ASC NULLS FIRST]
-    | unique: (host)
-    Project [events.host AS host, COUNT(*) AS n]  (line 1)
-      | unique: (host)
-      Aggregate keys=[events.host] aggregates=[COUNT(*)]  (line 4)
-        mode: Sorted
-        | unique: (events.host)
-        >> SL101 aggregate-could-stream: GROUP BY input is already ordered by [events.host ASC NULLS FIRST] (declared ordering [host ASC NULLS FIRST, time ASC NULLS FIRST] of events (sortlint.yml:4)), but Spark will hash: spark.sql.execution.replaceHashWithSortAgg is off; the ordering is declared in the catalog, not known to Spark
-        Filter WHERE [events.level = 'x']  (line 3)
-          | constants: events.level='x'
-          | ordering: [events.host ASC NULLS FIRST, events.time ASC NULLS FIRST]
-          Scan events (host, time, level)  (line 2)
-            | ordering: [events.host ASC NULLS FIRST, events.time ASC NULLS FIRST]
+    | unique: (host, time)
+    Project [w.host AS host, w.time AS time, COUNT(*) AS n, MAX(w.r) AS top]  (line 1)
+      | unique: (host, time)
+      Aggregate keys=[w.time, w.host] aggregates=[COUNT(*), MAX(w.r)]  (line 3)
+        mode: HashAggregate
+        | unique: (w.host, w.time)
+        >> SL101 aggregate-could-stream: GROUP BY input is already ordered by [w.host ASC NULLS FIRST, w.time ASC NULLS FIRST] (window (line 2)), but it runs as a hash aggregate: the keys must follow the input's order (GROUP BY host, time)
+        Alias w (host, time, r)  (line 2)
+          | ordering: [w.host ASC NULLS FIRST, w.time ASC NULLS FIRST] within partitions of ['w.host']
+          Project [events.host AS host, events.time AS time, RANK() OVER (PARTITION BY events.host ORDER BY events.time) AS r]  (line 2)
+            | ordering: [host ASC NULLS FIRST, time ASC NULLS FIRST] within partitions of ['host']
+            Window RANK() OVER (PARTITION BY events.host ORDER BY events.time) (ranking)  (line 2)
+              | constants: events.level='x'
+              | ordering: [events.host ASC NULLS FIRST, events.time ASC NULLS FIRST] within partitions of ['events.host']
+              Filter WHERE [events.level = 'x']  (line 2)
+                | constants: events.level='x'
+                Scan events (host, time, level)  (line 2)
 """
 
 
@@ -72,22 +81,24 @@ def test_explain_a_dbt_model_shows_the_rendered_statement(tmp_path, monkeypatch,
     assert main(["explain", "models/daily.sql"]) == 0
     assert capsys.readouterr().out == """\
 models/daily.sql:1: statement (target: spark)
-  Sort ORDER BY [day ASC NULLS FIRST, order_id ASC NULLS FIRST]  (line 4)
+  Write table shop.daily  (line 1)
     | constants: day=CAST('2024-01-01' AS DATE)
     | ordering: [order_id ASC NULLS FIRST]
     | unique: (order_id)
-    >> SL001 unnecessary-sort: ORDER BY [day ASC NULLS FIRST, order_id ASC NULLS FIRST] is already satisfied by its input: declared ordering [day ASC NULLS FIRST, order_id ASC NULLS FIRST] of shop.orders (sortlint.yml:4); WHERE orders.day = '2024-01-01' (line 3)
-    Project [orders.day AS day, orders.order_id AS order_id, orders.amount AS amount]  (line 1)
+    Sort ORDER BY [day ASC NULLS FIRST, order_id ASC NULLS FIRST]  (line 4)
+      engine: Spark runs this sort: an exchange and a sort
       | constants: day=CAST('2024-01-01' AS DATE)
       | ordering: [order_id ASC NULLS FIRST]
       | unique: (order_id)
-      Filter WHERE [orders.day = '2024-01-01']  (line 3)
-        | constants: orders.day=CAST('2024-01-01' AS DATE)
-        | ordering: [orders.order_id ASC NULLS FIRST]
-        | unique: (orders.order_id)
-        Scan shop.orders (order_id, day, amount)  (line 2)
-          | ordering: [orders.day ASC NULLS FIRST, orders.order_id ASC NULLS FIRST]
+      >> SL003 redundant-sort-keys: sort key day is constant: WHERE orders.day = '2024-01-01' (line 3)
+      Project [orders.day AS day, orders.order_id AS order_id, orders.amount AS amount]  (line 1)
+        | constants: day=CAST('2024-01-01' AS DATE)
+        | unique: (order_id)
+        Filter WHERE [orders.day = '2024-01-01']  (line 3)
+          | constants: orders.day=CAST('2024-01-01' AS DATE)
           | unique: (orders.order_id)
+          Scan shop.orders (order_id, day, amount)  (line 2)
+            | unique: (orders.order_id)
 """
 
 
@@ -110,6 +121,7 @@ jobs/rollup.py:5: statement (target: spark)
     | unique: (order_id)
     | unique: (day, order_id)
     Sort orderBy [day ASC NULLS FIRST]  (line 7)
+      engine: Spark runs this sort: an exchange and a sort
       | ordering: [day ASC NULLS FIRST]
       | unique: (order_id)
       | unique: (day, order_id)
@@ -117,11 +129,9 @@ jobs/rollup.py:5: statement (target: spark)
         | unique: (order_id)
         | unique: (day, order_id)
         Aggregate keys=[orders.day, orders.order_id] aggregates=[SUM(orders.amount)]  (line 6)
-          mode: Sorted
+          mode: HashAggregate
           | unique: (orders.order_id)
           | unique: (orders.day, orders.order_id)
-          >> SL101 aggregate-could-stream: GROUP BY input is already ordered by [orders.day ASC NULLS FIRST, orders.order_id ASC NULLS FIRST] (declared ordering [day ASC NULLS FIRST, order_id ASC NULLS FIRST] of shop.orders (sortlint.yml:4)), but Spark will hash: spark.sql.execution.replaceHashWithSortAgg is off; the ordering is declared in the catalog, not known to Spark
           Scan shop.orders (order_id, day, amount)  (line 5)
-            | ordering: [orders.day ASC NULLS FIRST, orders.order_id ASC NULLS FIRST]
             | unique: (orders.order_id)
 """

@@ -52,7 +52,8 @@ def test_unknown_key_under_spark(tmp_path):
     )
     assert error.line == 2
     assert error.message == (
-        "unknown key 'replaceHashWithSortAgg' in spark (did you mean 'replace_hash_with_sort_agg'?); allowed keys: ansi, replace_hash_with_sort_agg"
+        "unknown key 'replaceHashWithSortAgg' in spark (did you mean 'replace_hash_with_sort_agg'?); "
+        "allowed keys: ansi, legacy_bucketed_scan_ordering, replace_hash_with_sort_agg"
     )
 
 
@@ -607,6 +608,61 @@ def test_engine_known_must_be_a_boolean(tmp_path):
     assert (error.line, error.message) == (
         3,
         "engine_known of source 'events' must be true or false, got the string 'maybe'",
+    )
+
+
+def test_engine_known_on_a_global_ordering_under_spark(tmp_path):
+    error = config_error(
+        tmp_path,
+        """
+        sources:
+          events:
+            orderings: [[time]]
+            engine_known: true
+        """,
+    )
+    assert (error.line, error.message) == (
+        4,
+        "engine_known: true on source 'events': Spark never reads a table in a global order (its "
+        "file scan reads the largest files first); declare the ordering with scope: partition if "
+        "the data source reports it to Spark, or drop engine_known (the ordering is then the "
+        "table's layout, which writers must keep)",
+    )
+
+
+def test_engine_known_without_a_partition_scope_or_buckets_under_spark(tmp_path):
+    error = config_error(tmp_path, "sources:\n  events:\n    engine_known: true\n")
+    assert (error.line, error.message) == (
+        3,
+        "engine_known: true on source 'events' needs scope: partition (an ordering the data "
+        "source reports to Spark) or bucketing: Spark knows no other order of a table",
+    )
+
+
+def test_engine_known_the_way_spark_knows_orders(tmp_path):
+    path = tmp_path / "sortlint.yml"
+    path.write_text(
+        "sources:\n"
+        "  iceberg:\n    orderings: [[ts]]\n    scope: partition\n    engine_known: true\n"
+        "  buckets:\n    bucketing: {by: [k], buckets: 4}\n    engine_known: true\n"
+        "target: datafusion\n"
+    )
+    assert [s.engine_known for s in load_config(path).sources] == [True, True]
+    path.write_text(path.read_text().replace("target: datafusion", "target: spark"))
+    assert [s.engine_known for s in load_config(path).sources] == [True, True]
+
+
+def test_engine_known_global_orderings_are_fine_under_datafusion(tmp_path):
+    path = tmp_path / "sortlint.yml"
+    path.write_text("target: datafusion\nsources:\n  events:\n    orderings: [[time]]\n    engine_known: true\n")
+    assert load_config(path).sources[0].engine_known is True
+
+
+def test_spark_settings_must_be_booleans(tmp_path):
+    error = config_error(tmp_path, "spark:\n  legacy_bucketed_scan_ordering: 1\n")
+    assert (error.line, error.message) == (
+        2,
+        "spark.legacy_bucketed_scan_ordering must be true or false, got the integer 1",
     )
 
 

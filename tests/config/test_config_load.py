@@ -29,7 +29,7 @@ exclude: ["target/**"]
 select: ["SL"]
 ignore: [SL2]
 spark:
-  replace_hash_with_sort_agg: true
+  legacy_bucketed_scan_ordering: true
 sources:
   Analytics.Events:
     columns: {{Time: timestamp not null, host: string, amount: int, price: "DECIMAL(10, 2)",
@@ -66,7 +66,7 @@ def test_full_example_under_spark(tmp_path):
         exclude=("target/**",),
         select=("SL",),
         ignore=("SL2",),
-        spark=SparkSettings(replace_hash_with_sort_agg=True),
+        spark=SparkSettings(legacy_bucketed_scan_ordering=True),  # replaceHashWithSortAgg: Spark's default
         sources=(
             Source(
                 name="analytics.events",
@@ -311,7 +311,7 @@ def test_pyproject_tool_sortlint_with_source_tables(tmp_path):
         ignore = ["SL003"]
 
         [tool.sortlint.spark]
-        replace_hash_with_sort_agg = true
+        replace_hash_with_sort_agg = false
 
         [tool.sortlint.sources.events]
         columns = { time = "timestamp not null", host = "string", amount = "int" }
@@ -331,7 +331,7 @@ def test_pyproject_tool_sortlint_with_source_tables(tmp_path):
 
     assert (config.path, config.root) == (path.resolve(), tmp_path.resolve())
     assert (config.target, config.include, config.ignore) == ("spark", ("models/**/*.sql",), ("SL003",))
-    assert config.spark == SparkSettings(replace_hash_with_sort_agg=True)
+    assert config.spark == SparkSettings(replace_hash_with_sort_agg=False)
     events, clicks = config.sources
     at = lambda line: Location(path.resolve(), line)  # noqa: E731
     assert events == Source(

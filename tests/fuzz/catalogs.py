@@ -9,8 +9,9 @@ duplicate, and a declared ordering holds the way the table is really written:
   ingestion job appending in order, leaves on disk);
 * `scope: partition` with `partitioned_by` — the rows of one `partitioned_by` group all in one
   file, each file sorted by the ordering (a `repartition(keys).sortWithinPartitions(...)`);
-* `engine_known: true` under `target: spark` — a bucketed table written with
-  `bucketBy(...).sortBy(...)`, the declaration the README teaches for it.
+* `bucketing: {by, buckets, sorted_by}` under `target: spark` — a bucketed table written with
+  `bucketBy(...).sortBy(...)`, the declaration the README teaches for it (its ordering is
+  each bucket's, not declared as `orderings`).
 
 Values are chosen so that the cases sortlint must get right occur: duplicates, NULLs, strings
 that look like numbers ('1', '01', ' 1'), doubles and decimals equal to integers, dates equal to
@@ -109,7 +110,7 @@ class Table:
     partitioned_by: list[str] = field(default_factory=list)
     unique: list[list[str]] = field(default_factory=list)
     constants: dict[str, object] = field(default_factory=dict)
-    bucketed: bool = False  # engine_known under Spark: written with bucketBy(...).sortBy(...)
+    bucketed: bool = False  # under Spark: written with bucketBy(...).sortBy(*ordering)
     files: list[list[tuple]] = field(default_factory=list)  # rows of each file, in file order
     default_nulls: set[int] = field(default_factory=set)  # ordering items written without NULLS
 
@@ -144,7 +145,11 @@ class Catalog:
             lines.append("    columns:")
             for c in table.columns:
                 lines.append(f"      {c.name}: {c.type}{'' if c.nullable else ' not null'}")
-            if table.ordering:
+            if table.bucketed:
+                keys = [o.column for o in table.ordering]
+                lines.append(f"    bucketing: {{by: [{keys[0]}], buckets: {len(table.files) + 1}, "
+                             f"sorted_by: [{', '.join(keys)}]}}")
+            elif table.ordering:
                 items = []
                 for i, item in enumerate(table.ordering):
                     text = f"{item.column} {'desc' if item.descending else 'asc'}"
@@ -161,8 +166,6 @@ class Catalog:
             if table.constants:
                 pairs = ", ".join(f"{k}: {_yaml_value(v)}" for k, v in table.constants.items())
                 lines.append(f"    constants: {{{pairs}}}")
-            if table.bucketed:
-                lines.append("    engine_known: true")
         return "\n".join(lines) + "\n"
 
 
@@ -282,7 +285,7 @@ class CatalogGenerator:
         width = min(len(orderable), r.choice([1, 1, 2, 2, 3]))
         chosen = r.sample(orderable, width)
         if self.target == "spark" and r.random() < 0.15:
-            # The README's "bucketed table written with SORTED BY": engine_known, ASC only.
+            # The README's bucketed table written with SORTED BY: ASC only.
             table.bucketed = True
             table.ordering = [OrderItem(c.name, False, True) for c in chosen]
             table.default_nulls = set(range(width))

@@ -10,7 +10,11 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-CATALOG = "sources:\n  events:\n    columns: {host: string not null, time: timestamp not null}\n    orderings: [[host, time]]\n"
+# DataFusion reads a declared order; this one is declared without the engine knowing it.
+CATALOG = (
+    "target: datafusion\nsources:\n  events:\n    columns: {host: string not null, time: timestamp not null}\n"
+    "    orderings: [[host, time]]\n    engine_known: false\n"
+)
 
 
 def run(*args: str, cwd: Path) -> subprocess.CompletedProcess:

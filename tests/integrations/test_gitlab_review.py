@@ -16,7 +16,7 @@ from sortlint.cli import main
 PROJECT = "acme/warehouse"
 IID = 3
 MR = f"/api/v4/projects/acme%2Fwarehouse/merge_requests/{IID}"
-DECLARED = "declared ordering [host ASC NULLS FIRST, time ASC NULLS FIRST] of telemetry.events (sortlint.yml:12)"
+DECLARED = "declared ordering [host ASC NULLS LAST, time ASC NULLS LAST] of telemetry.events (sortlint.yml:12)"
 UNSAFE = "It rests on a declaration the engine does not enforce (named above): apply it only while the table really is stored that way."
 CI_VARIABLES = ("CI_API_V4_URL", "CI_PROJECT_ID", "CI_MERGE_REQUEST_IID", "CI_MERGE_REQUEST_DIFF_BASE_SHA", "GITLAB_TOKEN")
 
@@ -47,12 +47,12 @@ def position(refs: dict, old_path: str, new_path: str, new_line: int, old_line: 
 def test_a_thread_per_finding_and_a_summary_note(merge_request, capsys):
     repo, api, refs = merge_request
     assert main(["review", "--gitlab"]) == 1
-    assert capsys.readouterr().out == f"GitLab merge request !{IID}: opened 8 threads and put 1 finding in the summary note.\n"
+    assert capsys.readouterr().out == f"GitLab merge request !{IID}: opened 6 threads and put 1 finding in the summary note.\n"
     assert [(r.method, r.path, r.query.get("page")) for r in api.requests] == [
         ("GET", MR, None),
         ("GET", f"{MR}/diffs", None), ("GET", f"{MR}/diffs", "2"), ("GET", f"{MR}/diffs", "3"),
         ("GET", f"{MR}/discussions", None),
-        *[("POST", f"{MR}/discussions", None)] * 8,
+        *[("POST", f"{MR}/discussions", None)] * 6,
         ("POST", f"{MR}/notes", None),
     ]
     threads = [r.body for r in api.made("POST")[:-1]]
@@ -64,20 +64,18 @@ def test_a_thread_per_finding_and_a_summary_note(merge_request, capsys):
         # a renamed file: its old and new paths
         position(refs, "sql/old_name.sql", "sql/errors.sql", 3),
         position(refs, "sql/latency.sql", "sql/latency.sql", 15),
-        position(refs, "sql/latency.sql", "sql/latency.sql", 15),
-        position(refs, "sql/new_report.sql", "sql/new_report.sql", 4),
         position(refs, "sql/new_report.sql", "sql/new_report.sql", 1),
-        position(refs, "sql/new_report.sql", "sql/new_report.sql", 5),
+        position(refs, "sql/new_report.sql", "sql/new_report.sql", 4),
     ]
     assert threads[0]["body"] == (
         "**[SL001 unnecessary-sort](https://sortlint.dev/rules/unnecessary-sort/)**: ORDER BY [host ASC NULLS "
-        f"FIRST, time ASC NULLS FIRST] is already satisfied by its input: {DECLARED} (basis: declared)\n\n"
+        f"LAST, time ASC NULLS LAST] is already satisfied by its input: {DECLARED} (basis: declared)\n\n"
         f"Fix, **unsafe**: remove the ORDER BY. {UNSAFE}\n\n"
         # GitLab's block: the commented line and the one below it
         "```suggestion:-0+1\nwhere latency_ms > 100\n```\n\n"
         "<!-- sortlint:finding 821b130b36a03c3dd84250dc4a0f632e -->"
     )
-    assert threads[6]["body"] == (
+    assert threads[4]["body"] == (
         "**[SL103 redundant-group-keys](https://sortlint.dev/rules/redundant-group-keys/)**: group key level is "
         "constant: WHERE events.level = 'WARN' (line 3) (basis: query)\n\n"
         "Fix: drop the group key level.\n\n"
@@ -87,21 +85,19 @@ def test_a_thread_per_finding_and_a_summary_note(merge_request, capsys):
     )
     assert api.made("POST")[-1].body == {"body": "\n".join([
         "<!-- sortlint:summary -->",
-        "**sortlint** found 9 findings in the statements this change touches.",
+        "**sortlint** found 7 findings in the statements this change touches.",
         "",
         "| Rule | Findings | With a fix |",
         "| --- | ---: | ---: |",
-        "| [SL001 unnecessary-sort](https://sortlint.dev/rules/unnecessary-sort/) | 4 | 4 |",
-        "| [SL003 redundant-sort-keys](https://sortlint.dev/rules/redundant-sort-keys/) | 1 | 1 |",
-        "| [SL101 aggregate-could-stream](https://sortlint.dev/rules/aggregate-could-stream/) | 2 | 0 |",
+        "| [SL001 unnecessary-sort](https://sortlint.dev/rules/unnecessary-sort/) | 5 | 5 |",
         "| [SL103 redundant-group-keys](https://sortlint.dev/rules/redundant-group-keys/) | 2 | 2 |",
         "",
         "7 have a fix: apply the suggestions, or run `sortlint check --fix dbt/models/host_events.sql "
         "jobs/latency_job.py sql/errors.sql sql/latency.sql sql/new_report.sql` locally (add `--unsafe-fixes` for "
-        "the 4 that rest on a declaration the engine does not enforce).",
+        "the 5 that rest on a declaration the engine does not enforce).",
         "",
         "Not on a line of the diff GitLab shows:",
-        "- `sql/latency.sql:9` **SL001 unnecessary-sort**: ORDER BY [host ASC NULLS FIRST, time ASC NULLS FIRST] "
+        "- `sql/latency.sql:9` **SL001 unnecessary-sort**: ORDER BY [host ASC NULLS LAST, time ASC NULLS LAST] "
         f"is already satisfied by its input: {DECLARED} <!-- sortlint:finding 95ad9e90812eb46e3e55140a463b3df5 -->",
     ])}
     assert api.requests[0].headers["private-token"] == api.token
@@ -124,11 +120,11 @@ def test_a_rerun_does_not_repeat_itself_and_marks_gone_findings(merge_request, c
     assert edit.body == {"body": (
         f"Resolved: sortlint no longer reports this as of {pushed[:12]}.\n\n"
         "~~**[SL001 unnecessary-sort](https://sortlint.dev/rules/unnecessary-sort/)**: ORDER BY [level ASC NULLS "
-        f"FIRST, host ASC NULLS FIRST] is already satisfied by its input: {DECLARED}; WHERE events.level = "
+        f"LAST, host ASC NULLS LAST] is already satisfied by its input: {DECLARED}; WHERE events.level = "
         "'FATAL' (line 3) (basis: declared)~~\n\n"
         "<!-- sortlint:finding 97859dae248c830f4b84f010ebf32e3e resolved -->"
     )}
-    assert len(api.made("POST")) == 9  # nothing posted again
+    assert len(api.made("POST")) == 7  # nothing posted again
     assert main(["review", "--gitlab"]) == 1
     assert capsys.readouterr().out == f"GitLab merge request !{IID}: nothing new to post.\n"
 
@@ -137,7 +133,7 @@ def test_a_position_gitlab_refuses_puts_the_finding_into_the_summary(merge_reque
     repo, api, refs = merge_request
     api.refused_lines = {("jobs/latency_job.py", 7)}
     assert main(["review", "--gitlab"]) == 1
-    assert capsys.readouterr().out == f"GitLab merge request !{IID}: opened 7 threads and put 2 findings in the summary note.\n"
+    assert capsys.readouterr().out == f"GitLab merge request !{IID}: opened 5 threads and put 2 findings in the summary note.\n"
     note = api.made("POST")[-1].body["body"]
     listed = [line.split("`")[1] for line in note.split("\n") if line.startswith("- `")]
     assert listed == ["jobs/latency_job.py:7", "sql/latency.sql:9"]
@@ -192,6 +188,6 @@ def test_dry_run(merge_request, monkeypatch, capsys):
         position(refs, "jobs/latency_job.py", "jobs/latency_job.py", 7),
         position(refs, "sql/old_name.sql", "sql/errors.sql", 3),
     ]
-    assert len(printed["discussions"]) == 8
-    assert printed["note"]["body"].startswith("<!-- sortlint:summary -->\n**sortlint** found 9 findings")
+    assert len(printed["discussions"]) == 6
+    assert printed["note"]["body"].startswith("<!-- sortlint:summary -->\n**sortlint** found 7 findings")
     assert api.requests == []

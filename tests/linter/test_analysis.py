@@ -15,8 +15,8 @@ from sortlint.linter import lint
 from sortlint.plan import statement
 from sortlint.sources.sql import files
 
-CATALOG = "sources:\n  events:\n    columns: {host: string not null, time: timestamp not null}\n    orderings: [[host, time]]\n"
-SORTED = "SELECT host, time FROM events ORDER BY host, time"
+CATALOG = "sources:\n  events:\n    columns: {host: string not null, time: timestamp not null}\n    constants: {host: h}\n"
+SORTED = "SELECT host, time FROM events ORDER BY host, host"
 REPORT = "please report this at the sortlint issue tracker"
 
 

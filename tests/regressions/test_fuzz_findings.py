@@ -35,14 +35,12 @@ FIXED = [
     "datafusion-right-join-order",  # a join keeps only an order both sides give
     "datafusion-subquery-sort-is-removed",  # a sort nothing above requires is removed
     "datafusion-aggregate-output-is-partitioned",  # GROUP BY's hash repartition
+    # issue 9: a declared ordering is a layout, not the order Spark reads a table in
+    "spark-declared-ordering-is-not-scan-order",  # a multi-file table
+    "spark-bucketed-engine-known-ordering",  # a bucketed SORTED BY table, sorted per bucket only
 ]
-# Still failing: the issue whose fix removes each.
-REASONS = {
-    "spark-declared-ordering-is-not-scan-order":
-        "issue 9: a declared ordering of a multi-file table is not the order Spark reads it in",
-    "spark-bucketed-engine-known-ordering":
-        "issue 9: a bucketed SORTED BY table (engine_known) is sorted per bucket only",
-}
+# Still failing: the issue whose fix removes each (none today).
+REASONS: dict[str, str] = {}
 
 
 def _load(name: str):

@@ -15,7 +15,7 @@ from sortlint.config.syntax import ACCEPTED_TYPES
 
 FIXABLE = "SELECT a FROM t WHERE b = 1 ORDER BY b, a;\n"
 FINDING = "q.sql:1:38: SL003 [*] sort key b is constant: WHERE t.b = 1 (line 1) [query]"
-RULES = "the rules are SL001, SL002, SL003, SL101, SL102, SL103, SL201"
+RULES = "the rules are SL001, SL002, SL003, SL101, SL102, SL103, SL201, SL301"
 
 
 @pytest.fixture
@@ -155,7 +155,7 @@ def test_a_named_file_of_no_kind_sortlint_reads_is_noted(repo, capsys):
     [
         ("--select", "SL999", f"unknown rule code 'SL999' in --select; {RULES}"),
         ("--ignore", "SL0001", f"unknown rule code 'SL0001' in --ignore; did you mean SL001? {RULES}"),
-        ("--select", "SL3", f"unknown rule code 'SL3' in --select; did you mean SL003? {RULES}"),
+        ("--select", "SL03", f"unknown rule code 'SL03' in --select; did you mean SL003? {RULES}"),
     ],
 )
 def test_unknown_rule_codes_on_the_command_line(repo, capsys, option, code, message):

@@ -24,7 +24,8 @@ def shared_schema() -> Path:
     pytest.fail("shared/schemas/sarif-2.1.0.json is not next to the repository")
 
 
-CATALOG = "sources:\n  events:\n    columns: {host: string not null, time: timestamp not null, level: string}\n    orderings: [[host, time]]\n"
+# DataFusion reads a declared order; declared without the engine knowing it (fixes unsafe).
+CATALOG = "sources:\n  events:\n    columns: {host: string not null, time: timestamp not null, level: string}\n    orderings: [[host, time]]\n    engine_known: false\ntarget: datafusion\n"
 QUERIES = """\
 SELECT host, time FROM events ORDER BY host, time;
 SELECT host FROM events WHERE level = 'x' ORDER BY level, host;
@@ -101,8 +102,8 @@ def test_a_result_with_its_region_fingerprint_and_fix(repo, capsys):
         }],
     }
     assert first["message"]["text"] == (
-        "ORDER BY [host ASC NULLS FIRST, time ASC NULLS FIRST] is already satisfied by its input: declared "
-        "ordering [host ASC NULLS FIRST, time ASC NULLS FIRST] of events (sortlint.yml:4)"
+        "ORDER BY [host ASC NULLS LAST, time ASC NULLS LAST] is already satisfied by its input: declared "
+        "ordering [host ASC NULLS LAST, time ASC NULLS LAST] of events (sortlint.yml:4)"
     )
 
 

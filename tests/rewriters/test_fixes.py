@@ -1,7 +1,8 @@
 """`sortlint check --fix`: exact rewritten text for every rule, over awkward shapes.
 
-`events` is declared ordered by (host, time); `customers` is engine-known (a bucketed,
-sorted table), so fixes resting on it are safe."""
+The catalog is `tests/catalogs.py`'s: `events` stored ordered by (host, time), `customers`
+bucketed and sorted (Spark reports each bucket's order) with one declared region,
+`host_days` sorted by host inside each day's partition."""
 
 from __future__ import annotations
 
@@ -16,8 +17,8 @@ from sortlint.cli import main
 
 @pytest.fixture
 def fix(tmp_path: Path):
-    def run(sql: str, *flags: str, newline: str = "\n") -> str:
-        (tmp_path / "sortlint.yml").write_text(CATALOG)
+    def run(sql: str, *flags: str, newline: str = "\n", catalog: str = CATALOG) -> str:
+        (tmp_path / "sortlint.yml").write_text(catalog)
         path = tmp_path / "q.sql"
         path.write_bytes(sql.replace("\n", newline).encode())
         main(["check", "--fix", *flags, str(path)])
@@ -49,16 +50,16 @@ def test_sl002_inline_clause_and_trailing_comment(fix):
     ) == "SELECT count(*) AS n FROM (SELECT host FROM events) t; -- nightly\n"
 
 
-def test_sl001_safe_on_an_engine_known_order_keeps_limit(fix):
-    assert fix("SELECT customer_id FROM customers ORDER BY customer_id LIMIT 10") == (
-        "SELECT customer_id FROM customers LIMIT 10"
+def test_sl001_safe_on_keys_the_query_fixes_keeps_limit(fix):
+    assert fix("SELECT host, time FROM events WHERE host = 'a' ORDER BY host LIMIT 10") == (
+        "SELECT host, time FROM events WHERE host = 'a' LIMIT 10"
     )
 
 
-def test_sl001_declared_order_needs_unsafe_fixes(fix):
-    sql = "SELECT host, time FROM events\nWHERE host = 'a'\nORDER BY time;\n"
+def test_sl001_on_a_declared_constant_needs_unsafe_fixes(fix):
+    sql = "SELECT customer_id, region FROM customers\nWHERE customer_id = 1\nORDER BY region;\n"
     assert fix(sql) == sql
-    assert fix(sql, "--unsafe-fixes") == "SELECT host, time FROM events\nWHERE host = 'a';\n"
+    assert fix(sql, "--unsafe-fixes") == "SELECT customer_id, region FROM customers\nWHERE customer_id = 1;\n"
 
 
 def test_sl003_drops_keys_with_their_commas_and_keeps_comments(fix):
@@ -96,9 +97,28 @@ def test_sl101_reorders_group_by_keys_to_the_input_order(fix):
 
 
 def test_sl102_puts_the_ordered_keys_first(fix):
-    assert fix("SELECT level, host, count(*) AS n FROM events GROUP BY level, host") == (
+    catalog = CATALOG.replace("target: spark", "target: datafusion")
+    assert fix("SELECT level, host, count(*) AS n FROM events GROUP BY level, host", catalog=catalog) == (
         "SELECT level, host, count(*) AS n FROM events GROUP BY host, level"
     )
+
+
+def test_sl301_adds_the_sort_that_keeps_the_layout(fix):
+    sql = (
+        "INSERT OVERWRITE TABLE host_days\n"
+        "SELECT host, to_date(time) AS day, count(*) AS events\n"
+        "FROM events\n"
+        "GROUP BY host, to_date(time);\n"
+    )
+    assert fix(sql) == sql
+    assert fix(sql, "--unsafe-fixes") == sql.replace(");\n", ")\nSORT BY day, host;\n")
+
+
+def test_sl301_replaces_a_sort_the_write_would_drop(fix):
+    assert fix(
+        "INSERT INTO host_days SELECT host, day, events FROM host_days DISTRIBUTE BY day SORT BY host",
+        "--unsafe-fixes",
+    ) == "INSERT INTO host_days SELECT host, day, events FROM host_days DISTRIBUTE BY day SORT BY day, host"
 
 
 def test_sl103_constant_key_becomes_its_literal(fix):

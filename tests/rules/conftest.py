@@ -41,7 +41,6 @@ sources:
     orderings:
       - [customer_id]
     unique: [[customer_id]]
-    engine_known: true
 """
 
 
@@ -66,7 +65,7 @@ def lint(tmp_path: Path, monkeypatch):
 def codes(lint):
     """`codes(sql) -> [(code, line)]`, for specs about where rules fire."""
 
-    def run(sql: str, target: str = "spark") -> list[tuple[str, int]]:
-        return [(code, line) for code, line, _ in lint(sql, target)]
+    def run(sql: str, target: str = "spark", catalog: str = CATALOG) -> list[tuple[str, int]]:
+        return [(code, line) for code, line, _ in lint(sql, target, catalog)]
 
     return run

@@ -17,8 +17,9 @@ from sortlint.workspace.workers import Ahead, balanced_shares
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
+# DataFusion reads a declared order, so views carry it to their readers.
 CATALOG = """
-target: spark
+target: datafusion
 sources:
   sales.orders:
     columns:

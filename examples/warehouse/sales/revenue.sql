@@ -5,7 +5,20 @@ SELECT order_id, customer_id, order_date, created_at, amount
 FROM sales.orders
 WHERE status = 'PAID';
 
--- SL001: the view keeps the table's (order_date, created_at) order.
+-- SL301: sales.orders is declared stored ordered by (order_date, created_at), and this load
+-- writes it in no order. The fix adds the ORDER BY.
+INSERT INTO sales.orders
+SELECT order_id, customer_id, order_date, created_at, amount, currency, status
+FROM sales.orders_staging;
+
+-- Look-alike, no finding: this load writes the declared layout (its ORDER BY is never
+-- reported as unnecessary).
+INSERT INTO sales.orders
+SELECT order_id, customer_id, order_date, created_at, amount, currency, status
+FROM sales.orders_staging
+ORDER BY order_date, created_at;
+
+-- Look-alike, no finding: the view reads sales.orders in no order.
 SELECT order_date, created_at, amount
 FROM paid_orders
 ORDER BY order_date, created_at;
@@ -37,13 +50,14 @@ SELECT order_id, region, amount
 FROM sales.eu_orders
 ORDER BY region, amount DESC;
 
--- SL101 (safe fix): order_lines is sorted by (order_id, line_no) and Spark knows it; with
--- replaceHashWithSortAgg on, only the GROUP BY order keeps Spark from a sort aggregate.
+-- SL101 (safe fix): order_lines is bucketed by order_id and each bucket sorted by
+-- (order_id, line_no), which Spark reports with the legacy setting sortlint.yml names;
+-- only the GROUP BY order keeps Spark from a sort aggregate.
 SELECT line_no, order_id, sum(quantity * price) AS revenue
 FROM sales.order_lines
 GROUP BY line_no, order_id;
 
--- Look-alike, no finding: the keys already follow the table's order.
+-- Look-alike, no finding: the keys already follow the buckets' order.
 SELECT order_id, line_no, sum(quantity) AS quantity
 FROM sales.order_lines
 GROUP BY order_id, line_no;

@@ -1,20 +1,19 @@
--- Hourly statistics per host.
+-- Per-host statistics.
 
--- SL101: the input is ordered by (host, time), so also by (host, hour); Spark still
--- hashes, and GROUP BY lists the keys in the other order.
-SELECT date_trunc('hour', time) AS hour, host, count(*) AS events, avg(latency_ms) AS latency
-FROM telemetry.events
-GROUP BY date_trunc('hour', time), host;
+-- SL101: the window leaves each host's events in one partition, sorted by (host, time);
+-- with the GROUP BY keys in that order Spark aggregates without a hash table.
+SELECT host, time, max(gap_ms) AS gap_ms
+FROM (
+  SELECT host, time, latency_ms - lag(latency_ms) OVER (PARTITION BY host ORDER BY time) AS gap_ms
+  FROM telemetry.events
+) g
+GROUP BY time, host;
 
--- SL102: host is ordered, level is not; put host first.
+-- Look-alike, no finding: the table's declared order is not read, so Spark hashes whatever
+-- the key order (and a sort aggregate would need every key ordered anyway).
 SELECT level, host, count(*) AS events
 FROM telemetry.events
 GROUP BY level, host;
-
--- Look-alike, no SL102: the ordered key already leads.
-SELECT host, level, count(*) AS events
-FROM telemetry.events
-GROUP BY host, level;
 
 -- SL103: host is constant under the WHERE clause.
 SELECT host, date_trunc('hour', time) AS hour, count(*) AS events

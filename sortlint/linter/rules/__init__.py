@@ -16,6 +16,7 @@ MODULES = (
     "sl102_aggregate_partially_ordered",
     "sl103_redundant_group_keys",
     "sl201_redundant_window_keys",
+    "sl301_write_breaks_layout",
 )
 
 

@@ -9,21 +9,27 @@ shuffle on Spark. When the input is already in the required order - read from a 
 declared in that order, filtered down to constants, or sorted by an inner query - the sort
 changes nothing.
 
-## Example
-With `events` declared ordered by `[host, time]`:
+Under `target: spark` the input's order is one Spark itself gives: a sort it keeps (an
+inner sort is removed by Spark under an outer one: that one is SL002's), `ORDER BY ...
+LIMIT`, a window without PARTITION BY, or keys made constant by the query. A table's
+declared ordering is its layout, not the order Spark reads it in, so it never satisfies an
+ORDER BY. Under `target: datafusion` a declared `WITH ORDER` is read in order.
 
+A sort that writes a table's declared layout is never reported (SL301 judges writes).
+
+## Example
 ```sql
 SELECT host, time, amount
 FROM events
 WHERE host = 'app.example.com'
-ORDER BY time            -- SL001: host is constant, so rows arrive ordered by time
+ORDER BY host            -- SL001: host is constant, any order satisfies it
 ```
 
 ## Fix safety
 Removing the clause is safe when the order comes from the query itself (an inner sort, a
-WHERE constant). When it rests on a declared ordering the engine cannot see (Spark reading
-a table declared in the catalog with `engine_known: false`), the fix is unsafe: it is right
-only while the table really is stored in that order.
+WHERE constant). When it rests on a declared ordering (a DataFusion table declared
+`engine_known: false`, a declared constant), the fix is unsafe: it is right only while the
+table really holds what is declared.
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ from collections.abc import Iterator
 
 from sortlint.diagnostics import Finding
 from sortlint.linter.context import Context, because
+from sortlint.linter.rules.sl301_write_breaks_layout import feeds_declared_layout
 from sortlint.ordering import SortKey, format_ordering
 from sortlint.plan import nodes as n
 
@@ -42,6 +49,8 @@ NAME = "unnecessary-sort"
 def check(node: n.Node, context: Context) -> Iterator[Finding]:
     if not isinstance(node, n.Sort) or node.scope != "global" or node.span is None:
         return
+    if feeds_declared_layout(node, context):
+        return  # it writes the table's declared layout (SL301 judges it)
     satisfaction = unnecessary(node, context)
     if satisfaction is None:
         return

@@ -3,16 +3,24 @@
 ## What it does
 Reports a sort (with no LIMIT or OFFSET after it) whose consumer throws the order away: a
 join, an aggregate of order-insensitive functions, a set operation, DISTINCT, a shuffle,
-a later sort that overrides it, or a subquery used in a predicate.
+a window that sorts its rows by its own keys, a later sort that overrides it, a subquery
+used in a predicate, or a write that sorts the rows itself (a bucketed table). With two
+sorts of the same rows it is the inner one that is reported: the outer one is the order
+the query guarantees.
 
-It stays quiet for a sort that feeds a write (it shapes the written files), a window, an
-order-sensitive aggregate (`first`, `last`, `collect_list`, and `sum`/`avg` of floating-point
-or untyped values, whose rounding depends on the order of addition), or the final result.
+It stays quiet for a sort that feeds any other write (it shapes the written files), a
+window that runs on the order it gives, an order-sensitive aggregate (`first`, `last`,
+`collect_list`, and `sum`/`avg` of floating-point or untyped values, whose rounding depends
+on the order of addition), or the final result.
 
 ## Why it matters
-The sort is paid for and its work is discarded by the next operator. Spark's optimizer
-removes some of these itself (`EliminateSorts`), but not all, and the query still reads as
-if the order mattered.
+The sort is paid for and its work is discarded by the next operator - or it is not paid
+for at all, and only misleads the reader. Under `target: spark` the message says which:
+"Spark removes this sort itself" where Spark's optimizer drops it (`EliminateSorts`: under
+another sort, a join, an order-insensitive aggregate, DISTINCT, INTERSECT / EXCEPT, a
+predicate subquery, a keyed repartition, a bucketed write), "Spark runs this sort: a
+shuffle of every row and a sort" where it does not (under UNION ALL, a window, a round
+robin repartition, an aggregate Spark does not know to ignore order).
 
 ## Example
 ```sql
@@ -55,13 +63,16 @@ def check(node: n.Node, context: Context) -> Iterator[Finding]:
     if not isinstance(node, n.Sort) or node.span is None:
         return
     consumer = context.consumer(node)
-    reason = _discarded_by(consumer, context)
+    reason = _discarded_by(consumer, node, context)
     if reason is None:
         return
     fix = None
     if node.clause in REMOVABLE:  # CLUSTER BY also distributes rows
         fix = context.fix(f"remove the {node.clause}", lambda: context.fixes.remove_sort(context, node))
     message = f"{node.clause} has no effect: its rows feed {reason}"
+    fate = context.analysis.sort_fate(node)
+    if fate is not None:
+        message += f". {fate.text}"
     yield context.finding(CODE, NAME, node.span, message, (), fix)
 
 
@@ -78,12 +89,19 @@ def _depends_on_order(call: n.AggregateCall, aggregate: n.Aggregate, context: Co
     return any(t is None or t in FLOATING for t in types)
 
 
-def _discarded_by(consumer: n.Node | None, context: Context) -> str | None:
+def _discarded_by(consumer: n.Node | None, sort: n.Sort, context: Context) -> str | None:
     if consumer is None:
         return None
     for kind, reason in DISCARDS.items():
         if isinstance(consumer, kind):
             return reason
+    if isinstance(consumer, n.Window) and context.analysis.window_resorts(consumer):
+        return "a window, which shuffles and sorts its rows by its own keys"
+    if isinstance(consumer, n.Write):
+        fate = context.analysis.sort_fate(sort)
+        if fate is not None and fate.removed:
+            return f"a write into {consumer.target}, which sorts the rows itself"
+        return None
     if isinstance(consumer, n.Aggregate):
         if any(_depends_on_order(call, consumer, context) for call in consumer.aggregates):
             return None

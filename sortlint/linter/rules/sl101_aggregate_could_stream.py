@@ -1,29 +1,38 @@
 """SL101 aggregate-could-stream
 
 ## What it does
-Reports a GROUP BY whose input is already ordered on all its (non-constant) keys, in some
-order, while the engine would still build a hash table.
+Reports a GROUP BY that the engine would run without a hash table - streaming each group
+as its input delivers it - but for the order its keys are written in, or for a session
+setting that is off.
+
+Under `target: spark` that input order must be one Spark itself knows at the aggregate:
+its own sort, a window's order, a streaming aggregate below, or a bucketed table read with
+`spark.sql.legacy.bucketedTableScan.outputOrdering` (`spark: {legacy_bucketed_scan_ordering:
+true}`) - never an ordering declared for a table, which Spark does not read in order. Spark
+streams (`SortAggregate`) only when that order starts with every GROUP BY key, in GROUP BY
+order, ascending, with no shuffle in between, and `spark.sql.execution.replaceHashWithSortAgg`
+is on (`spark: {replace_hash_with_sort_agg: ...}`, on by default since Spark 4.3). The message
+says what is missing: the key order, the setting, or both. Under `target: datafusion` the
+engine streams any key order, so the rule stays quiet (`sortlint explain` shows the mode).
 
 ## Why it matters
-An aggregate over ordered input can stream: it emits each group as soon as the next one
-starts, in constant memory (DataFusion's `ordering_mode=Sorted`, Spark's `SortAggregate`).
-Spark replaces a hash aggregate by a sort aggregate only when
-`spark.sql.execution.replaceHashWithSortAgg` is on, the ordering is one Spark itself
-knows, and the child's ordering matches the grouping keys in GROUP BY order. The message
-says which of those is missing. Under `target: datafusion` the engine already streams any
-permutation, so the rule stays quiet (`sortlint explain` shows the mode).
+A hash aggregate holds every group in memory until its input ends, and spills when they do
+not fit; a sort aggregate emits each group as soon as the next one starts, in constant
+memory.
 
 ## Example
-With `events` declared ordered by `[host, time]`:
-
 ```sql
-SELECT time, host, count(*) FROM events GROUP BY time, host   -- SL101: input is [host, time]
+SELECT host, time, count(*) FROM (
+  SELECT host, time, row_number() OVER (PARTITION BY host ORDER BY time) AS seq
+  FROM events
+) e
+GROUP BY time, host   -- SL101: the window leaves each partition sorted by (host, time)
 ```
 
 ## Fix safety
-When the key order is the only thing Spark is missing, the fix puts the GROUP BY keys in
-the input's order. Reordering GROUP BY keys never changes a SQL result (the select list is
-left as it is), so the fix is safe.
+When the key order is what the engine is missing, the fix puts the GROUP BY keys in the
+input's order. Reordering GROUP BY keys never changes a SQL result (the select list is left
+as it is), so the fix is safe. A setting is the session's to change: that has no fix.
 """
 
 from __future__ import annotations
@@ -32,7 +41,7 @@ from collections.abc import Iterator
 
 from sortlint.diagnostics import Finding, Fix
 from sortlint.linter.context import Context, because
-from sortlint.ordering import Permutation, format_ordering
+from sortlint.ordering import format_ordering
 from sortlint.plan import nodes as n
 
 CODE = "SL101"
@@ -40,22 +49,25 @@ NAME = "aggregate-could-stream"
 
 
 def check(node: n.Node, context: Context) -> Iterator[Finding]:
-    permutation = ordered_input(node, context)
-    if permutation is None or len(permutation.indices) < len(node.keys):
+    if not isinstance(node, n.Aggregate) or node.span is None:
         return
-    missing = _why_spark_hashes(node, permutation, context)
-    if not missing:
+    strategy = context.analysis.strategy(node)
+    if strategy.streams or strategy.key_order is None:
         return
-    # Reordering the keys helps only when the key order is all Spark is missing.
-    order_only = len(missing) == 1 and missing[0].startswith("GROUP BY order")
-    fix = reorder_fix(node, list(permutation.indices), context) if order_only else None
+    order = list(strategy.key_order)
+    missing = []
+    if order != list(range(len(node.keys))):
+        keys = ", ".join(node.keys[i].text for i in order)
+        missing.append(f"the keys must follow the input's order (GROUP BY {keys})")
+    missing += strategy.settings_off
+    fix = reorder_fix(node, order, context) if not strategy.settings_off else None
     yield context.finding(
         CODE,
         NAME,
         node.span,
-        f"GROUP BY input is already ordered by {format_ordering(permutation.keys)} "
-        f"({because(permutation.evidence)}), but Spark will hash: {'; '.join(missing)}",
-        permutation.evidence,
+        f"GROUP BY input is already ordered by {format_ordering(strategy.input_ordering)} "
+        f"({because(strategy.evidence)}), but it runs as a hash aggregate: {'; '.join(missing)}",
+        strategy.evidence,
         fix,
     )
 
@@ -73,40 +85,3 @@ def reorder_fix(node: n.Aggregate, leading: list[int], context: Context) -> Fix 
     keys = ", ".join(node.keys[i].text for i in order)
     fix = context.fix(f"reorder the {context.fixes.group_by} keys: {keys}{rewrite.also}", rewrite.edits)
     return fix.at_most(rewrite.trust) if fix is not None else None
-
-
-def varying_keys(node: n.Aggregate, permutation: Permutation, context: Context) -> list[int]:
-    """The ordered keys that are not constant, in the order the input has them: a
-    constant key is ordered anywhere, so it says nothing about key order (SL103 reports it)."""
-    props = context.input_of(node)
-    return [
-        i
-        for i in permutation.indices
-        if not props.is_constant(props.normalize_expr(node.keys[i].expr)[0])[0]
-    ]
-
-
-def ordered_input(node: n.Node, context: Context) -> Permutation | None:
-    """The aggregate's ordered keys, when the aggregate rules apply to it at all."""
-    if context.target != "spark" or not isinstance(node, n.Aggregate):
-        return None
-    if not node.keys or node.grouping_sets or node.span is None:
-        return None
-    permutation = context.analysis.permutation(node)
-    props = context.input_of(node)
-    if all(props.is_constant(props.normalize_expr(k.expr)[0])[0] for k in node.keys):
-        return None  # nothing to order by: SL103 reports the constant keys
-    return permutation if permutation.indices else None
-
-
-def _why_spark_hashes(node: n.Aggregate, permutation: Permutation, context: Context) -> list[str]:
-    missing = []
-    if not context.config.spark.replace_hash_with_sort_agg:
-        missing.append("spark.sql.execution.replaceHashWithSortAgg is off")
-    if any(e.basis == "declared" and not e.enforced for e in permutation.evidence):
-        missing.append("the ordering is declared in the catalog, not known to Spark")
-    ordered = varying_keys(node, permutation, context)
-    if ordered != sorted(ordered):
-        order = ", ".join(node.keys[i].text for i in ordered)
-        missing.append(f"GROUP BY order differs from the input's (GROUP BY {order})")
-    return missing

@@ -5,21 +5,28 @@ from __future__ import annotations
 from sqlglot import exp
 
 from sortlint.config import Config
+from sortlint.plan.nodes import Node, Opaque, Span, Write, walk
 from sortlint.plan.parse import parse_unit
 from sortlint.plan.statement import Statement, build_statement
 from sortlint.plan.tables import TableLookup, ViewDefinition
+from sortlint.sources.dbt.compiled import model_relations
 from sortlint.sources.dbt.project import project_of
 from sortlint.units import Unit
 
 
 def build_model(unit: Unit, tables: TableLookup, config: Config) -> Statement:
-    """The plan of a model's statement, which also defines the model for later readers: a
-    view of its query under `target: datafusion`, a table of its output columns under spark."""
+    """The plan of a model's statement: a write of its query into the model's table, which
+    also defines the model for later readers - a view of its query under `target:
+    datafusion`, a table of its output columns under spark."""
     statement = build_statement(unit, tables, config.dialect, config.target)
     project = project_of(unit.path)
     if statement.error is not None or project is None or statement.defines is not None:
         return statement
-    name = str(project.ref(unit.path.stem)).lower()
+    model = unit.path.stem
+    name = (model_relations(project, config.dbt).get(model) or str(project.ref(model))).lower()
+    if not isinstance(statement.root, (Write, Opaque)):
+        statement.root = Write(children=(statement.root,), span=_first_clause(statement.root),
+                               target=name, kind="table")
     if config.target == "datafusion":
         tree, _ = parse_unit(unit, config.dialect)
         if isinstance(tree, (exp.Query, exp.Values)):
@@ -28,3 +35,9 @@ def build_model(unit: Unit, tables: TableLookup, config: Config) -> Statement:
     elif statement.outputs:
         statement.defines = ("table", name)
     return statement
+
+
+def _first_clause(root: Node) -> Span | None:
+    """Where a model's finding about its whole query points: its first clause."""
+    spans = [node.span for node in walk(root) if node.span is not None]
+    return min(spans, key=lambda span: span.start) if spans else None

@@ -2,14 +2,18 @@
 orderings a project declares in its own YAML.
 
 A `.sql` file under a `dbt_project.yml` directory's model paths is a *model*: a table other
-models read through `ref('name')`. sortlint renders `ref('m')` as `<project>.m` (and
-`ref('pkg', 'm')` as `pkg.m`), `source('s', 't')` as `<schema>.<identifier>` of that source
-table (`s.t` unless the YAML says otherwise), so that a model's name is one the catalog and the
-repository's table registry understand, and a model never shares a name with a source table.
+models read through `ref('name')`. sortlint renders `ref('m')` as dbt's default naming does
+for a target schema named after the project: `<project>.m`, `<project>_<custom>.m` for a
+custom schema, with the model's alias for its name (see `model_configs`; a project's own
+`generate_schema_name` is followed too), `ref('pkg', 'm')` as `pkg.m`, and `source('s', 't')`
+as `<schema>.<identifier>` of that source table (`s.t` unless the YAML says otherwise), so
+that a model's name is one the catalog and the repository's table registry understand, and
+a model never shares a name with a source table. When dbt renders the project
+(`sortlint.sources.dbt.compiled`), its own names are used.
 
 The project's YAML may declare orderings where dbt users keep table metadata:
 `meta: {sortlint: {...}}` (or `config: {meta: {sortlint: {...}}}`) on a source table or a
-model. Each block is read by `parse_source`, exactly like a `sources:` entry of sortlint.yml,
+model, `+meta` in dbt_project.yml's `models:`, or a model's own `config(meta=...)`. Each block is read by `parse_source`, exactly like a `sources:` entry of sortlint.yml,
 and merged with it by `Config.with_sources`: a table declared twice is an error naming both
 places.
 
@@ -26,6 +30,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -39,6 +44,17 @@ from sortlint.config.model import Target
 from sortlint.errors import ConfigError, UserError
 
 PROJECT_FILE = "dbt_project.yml"
+
+
+def _unchanged(value: object) -> object:
+    return value
+
+
+# dbt's `as_bool`, `as_native`, `as_number`, `as_text`: when dbt renders SQL text they
+# change nothing; where it renders native values (dbt_project.yml), the value rendered is
+# already the native one.
+FILTERS = {"as_bool": _unchanged, "as_native": _unchanged, "as_number": _unchanged,
+           "as_text": _unchanged}
 MODEL_KIND = "dbt_model"  # Unit.kind of the statement that defines a model
 META_KEY = "sortlint"
 
@@ -65,11 +81,57 @@ def parse_var(text: str) -> tuple[str, object]:
 
 
 @dataclass(frozen=True)
-class Relation:
-    """What `ref`, `source` and `this` render to: dbt's relation, reduced to `schema.name`."""
+class Relation(Mapping):
+    """What `ref`, `source` and `this` render to: dbt's relation, reduced to `schema.name`.
+    Like dbt's, it is also a mapping (`relation is mapping`, `relation.metadata.type`), which
+    is how packages tell a relation from a string."""
 
     schema: str
     identifier: str
+
+    def _fields(self) -> dict[str, object]:
+        return {
+            "metadata": {"type": "SparkRelation"},
+            "path": {"database": None, "schema": self.schema, "identifier": self.identifier},
+            "type": None,
+            "database": None,
+            "schema": self.schema,
+            "identifier": self.identifier,
+        }
+
+    def __getitem__(self, key: str) -> object:
+        return self._fields()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._fields())
+
+    def __len__(self) -> int:
+        return len(self._fields())
+
+    def __hash__(self) -> int:
+        return hash((self.schema, self.identifier))
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Relation):
+            return (self.schema, self.identifier) == (other.schema, other.identifier)
+        return NotImplemented
+
+    def get(self, key: str, default: object = None) -> object:
+        return self._fields().get(key, default)
+
+    @property
+    def is_table(self) -> bool:
+        return False
+
+    @property
+    def is_view(self) -> bool:
+        return False
+
+    def include(self, database: bool = True, schema: bool = True, identifier: bool = True) -> Relation:
+        return Relation(self.schema if schema else "", self.identifier)
+
+    def render(self) -> str:
+        return str(self)
 
     @property
     def name(self) -> str:
@@ -106,10 +168,25 @@ class Project:
     vars: Mapping[str, object] = field(default_factory=dict)
     # (source name, table name) -> relation, from the `sources:` of the property files
     sources: Mapping[tuple[str, str], Relation] = field(default_factory=dict)
+    # model name -> relation, where a custom schema or alias makes it other than
+    # `<project>.<model>` (see `model_configs`)
+    relations: Mapping[str, Relation] = field(default_factory=dict)
+    disabled: frozenset[str] = frozenset()  # models `enabled: false` leaves out
+    profile: str | None = None  # `profile:` of dbt_project.yml
+    target_path: str = "target"
+    log_path: str = "logs"
+    # the `models:` configs of dbt_project.yml, as written (read by `model_configs`)
+    model_settings: Mapping[str, object] = field(default_factory=dict)
 
     def __hash__(self) -> int:  # renders are cached by project: every field counts
         return hash((self.root, self.name, self.model_paths, self.macro_paths, repr(self.vars),
-                     repr(sorted(self.sources.items()))))
+                     repr(sorted(self.sources.items())), repr(sorted(self.relations.items())),
+                     self.disabled, self.profile))
+
+    @property
+    def output_paths(self) -> tuple[str, ...]:
+        """Where dbt writes (its target and log directories), relative to the root."""
+        return (self.target_path, self.log_path)
 
     def model(self, path: Path) -> str | None:
         """The model a file defines (its stem), or None when it is not under a model path."""
@@ -122,7 +199,9 @@ class Project:
 
     def ref(self, *args: str) -> Relation:
         """`ref('m')` is a model of this project, `ref('pkg', 'm')` one of a package."""
-        return Relation(args[0] if len(args) > 1 else self.name, args[-1])
+        if len(args) == 1 or args[0] == self.name:
+            return self.relations.get(args[-1], Relation(self.name, args[-1]))
+        return Relation(args[0], args[-1])
 
     def source(self, source: str, table: str) -> Relation:
         return self.sources.get((source, table), Relation(source, table))
@@ -190,13 +269,26 @@ def load_project(root: Path) -> Project:
         model_paths=model_paths,
         macro_paths=_paths(root, data, ("macro-paths",), "macros", path),
         vars=project_vars(data.get("vars"), name),
+        profile=data.get("profile") if isinstance(data.get("profile"), str) else None,
+        target_path=str(data.get("target-path") or "target"),
+        log_path=str(data.get("log-path") or "logs"),
+        model_settings=data.get("models") if isinstance(data.get("models"), dict) else {},
     )
-    relations = {
+    sources = {
         (source, table): relation
         for file in property_files(project)
         for source, table, relation, _ in source_tables(_compose(file))
     }
-    return replace(project, sources=relations)
+    configs = model_configs(project)
+    if overrides_naming(project):
+        from sortlint.sources.dbt.context import named_by_project
+
+        named = named_by_project(project, configs)
+    else:
+        named = {model: configured_relation(project, model, s) for model, s in configs.items()}
+    relations = {model: r for model, r in named.items() if r != Relation(name, model)}
+    disabled = frozenset(m for m, settings in configs.items() if not _enabled(settings))
+    return replace(project, sources=sources, relations=relations, disabled=disabled)
 
 
 def forget() -> None:
@@ -204,9 +296,12 @@ def forget() -> None:
     edited project files and macros."""
     from sortlint.sources.dbt import rendering as jinja
 
+    from sortlint.sources.dbt import compiled
+
     _project_root.cache_clear()
     load_project.cache_clear()
     jinja.render.cache_clear()
+    compiled.forget()
 
 
 def _paths(
@@ -231,7 +326,11 @@ def project_vars(value: object, project: str) -> dict[str, object]:
     merged = {k: v for k, v in value.items() if k != project}
     if isinstance(scoped, dict):
         merged.update(scoped)
-    return merged
+    # dbt renders the vars of dbt_project.yml (`"{{ 5 if target.type == 'x' else 4 }}"`)
+    return {
+        key: render_setting(v, project, merged) if isinstance(v, str) and "{" in v else v
+        for key, v in merged.items()
+    }
 
 
 def _load_yaml(path: Path) -> object:
@@ -333,18 +432,73 @@ def meta_blocks(node: yaml.Node) -> list[tuple[yaml.Node, yaml.Node]]:
     ]
 
 
-def declarations(project: Project, target: Target) -> list[Source]:
+def declarations(
+    project: Project, target: Target, relations: Mapping[str, str] | None = None
+) -> list[Source]:
     """Every `sortlint` meta block of the project, as catalog sources named as the SQL names
-    them (a source table as `source()` renders it, a model as `ref()` does)."""
+    them (a source table as `source()` renders it, a model as `ref()` does: `relations`, by
+    model name, when dbt rendered the project).
+
+    A model's block may also come from its own SQL (`config(meta={'sortlint': {...}})`) or
+    from dbt_project.yml (`models: {project: {dir: {+meta: {sortlint: ...}}}}`); as dbt
+    merges `meta`, the most specific level wins: the model's SQL, its property file, else
+    the deepest level of dbt_project.yml above it."""
+    relations = relations or {}
+
+    def relation(model: str) -> str:
+        return relations.get(model) or str(project.ref(model))
+
     found: list[Source] = []
+    declared: set[str] = set()
     for path in property_files(project):
         root = _compose(path)
-        for _, _, relation, table_node in source_tables(root):
-            found += _parse_blocks(str(relation), table_node, path, target)
+        for _, _, table_relation, table_node in source_tables(root):
+            found += _parse_blocks(str(table_relation), table_node, path, target)
         for model_node in _list(_mapping(root).get("models", (None, None))[1]):
             name = _text(_mapping(model_node), "name")
             if name is not None:
-                found += _parse_blocks(str(project.ref(name)), model_node, path, target)
+                blocks = _parse_blocks(relation(name), model_node, path, target)
+                found += blocks
+                declared |= {name} if blocks else set()
+    for name, path in project.models().items():
+        if name in project.disabled:
+            continue
+        in_sql = sql_meta_block(path, target, relation(name))
+        if in_sql is not None:  # the model's own config wins, as in dbt's merge of `meta`
+            found = [s for s in found if s.name != in_sql.name] + [in_sql]
+            declared.add(name)
+    project_file = project.root / PROJECT_FILE
+    levels = project_meta_blocks(_compose(project_file))
+    if levels:
+        for name, path in project.models().items():
+            if name in declared or name in project.disabled:
+                continue
+            fqn = model_fqn(project, name, path)
+            matching = [level for level in levels if fqn[: len(level[0])] == level[0]]
+            if matching:
+                _, key, value = max(matching, key=lambda level: len(level[0]))
+                found.append(parse_source(relation(name), value, project_file, target,
+                                          line=nodes.line_of(key)))
+    return found
+
+
+def project_meta_blocks(root: yaml.Node | None) -> list[tuple[tuple[str, ...], yaml.Node, yaml.Node]]:
+    """(fqn prefix, key node, value node) of each `sortlint` block under `+meta` (or `meta`)
+    in dbt_project.yml's `models:`."""
+    found = []
+
+    def walk(node: yaml.Node, prefix: tuple[str, ...]) -> None:
+        for key, (key_node, value) in _mapping(node).items():
+            if key in ("+meta", "meta"):
+                block = _mapping(value).get(META_KEY)
+                if block is not None:
+                    found.append((prefix, block[0], block[1]))
+            elif not key.startswith("+") and key not in CONFIG_KEYS:
+                walk(value, (*prefix, key))
+
+    models = _mapping(root).get("models")
+    if models is not None:
+        walk(models[1], ())
     return found
 
 
@@ -367,13 +521,19 @@ def projects_of(files: Iterable[Path]) -> list[Project]:
 
 def with_declarations(files: Sequence[Path], config: Config) -> Config:
     """The config with the `meta: {sortlint: ...}` declarations of every project checked."""
+    from sortlint.sources.dbt.compiled import model_relations
+
     forget()
-    extra = [s for project in projects_of(files) for s in declarations(project, config.target)]
+    extra = [
+        s
+        for project in projects_of(files)
+        for s in declarations(project, config.target, model_relations(project, config.dbt))
+    ]
     return config.with_sources(extra) if extra else config
 
 
-def dependency_order(refs: Mapping[str, Sequence[Relation]], project: Project) -> list[str]:
-    """Model names, each after the models of this project it reads (cycles: file order)."""
+def dependency_order(reads: Mapping[str, Sequence[str]]) -> list[str]:
+    """Model names, each after the models of the project it reads (cycles: file order)."""
     order: list[str] = []
     state: dict[str, str] = {}
 
@@ -381,13 +541,13 @@ def dependency_order(refs: Mapping[str, Sequence[Relation]], project: Project) -
         if state.get(name):
             return
         state[name] = "visiting"
-        for relation in refs.get(name, ()):
-            if relation.schema == project.name and relation.identifier in refs:
-                visit(relation.identifier)
+        for read in reads.get(name, ()):
+            if read in reads:
+                visit(read)
         state[name] = "done"
         order.append(name)
 
-    for name in refs:
+    for name in reads:
         visit(name)
     return order
 
@@ -438,19 +598,28 @@ class ProfileTarget:
 
 
 def builtins(
-    project: Project | None, model: str | None, dialect: str, options: DbtOptions, refs: list
+    project: Project | None,
+    model: str | None,
+    dialect: str,
+    options: DbtOptions,
+    reads: list,
+    relations: Mapping[str, str] | None = None,
 ) -> dict:
-    """The names dbt provides to a model's Jinja; `refs` collects the relations it reads."""
+    """The names dbt provides to a model's Jinja; `reads` collects the names of the
+    project's models it reads. `relations` are the project's models as dbt names them."""
+    relations = relations or {}
     # Outside a dbt project `ref('m')` is plain `m`: there is no project to qualify it by.
     schema_of = project if project is not None else Project(Path("."), "", (), ())
     name = schema_of.name
 
-    def ref(*args: str, **_: object) -> Relation:
+    def ref(*args: str, **_: object) -> Relation | str:
         if not 1 <= len(args) <= 2 or not all(isinstance(a, str) for a in args):
             raise RenderFailure(f"ref() takes a model name and an optional package: ref{args!r}")
-        relation = schema_of.ref(*args)
-        refs.append(relation)
-        return relation
+        if len(args) == 1 or args[0] == name:
+            reads.append(args[-1])
+            if args[-1] in relations:  # as dbt renders it, when dbt rendered the project
+                return relations[args[-1]]
+        return schema_of.ref(*args)
 
     def source(source_name: str, table: str) -> Relation:
         return schema_of.source(source_name, table)
@@ -480,9 +649,181 @@ def builtins(
         "var": var,
         "env_var": env_var,
         "is_incremental": lambda: options.incremental,
-        "this": Relation(name, model or "this_model"),
+        "this": relations.get(model or "") or (
+            schema_of.ref(model) if model else Relation(name, "this_model")
+        ),
         "target": ProfileTarget("dev", name, dialect, profile_name=name),
-        "execute": False,
+        "execute": True,  # as in `dbt compile`: the database answers (empty; see context)
         "log": lambda *args, **kwargs: "",
         "project_name": name,
     }
+
+
+# ---------------------------------------------------------------------------------------------
+# Model configs: custom schemas, aliases, `enabled`, as dbt merges them
+
+# Keys that are configs without a `+` in dbt_project.yml's `models:` (any other key names a
+# directory or a model).
+CONFIG_KEYS = frozenset({
+    "materialized", "schema", "alias", "database", "enabled", "tags", "meta", "docs",
+    "persist_docs", "full_refresh", "pre-hook", "post-hook", "quoting", "column_types",
+    "contract", "grants", "on_schema_change", "sql_header", "file_format", "location_root",
+    "partition_by", "clustered_by", "buckets", "incremental_strategy", "unique_key", "group",
+    "access", "labels", "event_time", "batch_size", "lookback", "begin", "concurrent_batches",
+})
+
+
+def model_configs(project: Project) -> dict[str, dict[str, object]]:
+    """Each model's configs that decide its relation and whether it is built, merged as dbt
+    merges them, least specific first: dbt_project.yml's `models:` along the model's path,
+    the `config:` of its property-file entry, then its own `config(...)` call (read where
+    its arguments are literals)."""
+    models = project.models()
+    from_properties: dict[str, dict] = {}
+    for file in property_files(project):
+        data = _load_yaml(file)
+        for entry in data.get("models") or [] if isinstance(data, dict) else []:
+            if isinstance(entry, dict) and isinstance(entry.get("name"), str):
+                config = entry.get("config")
+                from_properties[entry["name"]] = config if isinstance(config, dict) else {}
+    merged = {}
+    for name, path in models.items():
+        settings: dict[str, object] = {}
+        for level in project_levels(project, model_fqn(project, name, path)):
+            settings.update(level)
+        settings.update(from_properties.get(name, {}))
+        settings.update(sql_config(path))
+        merged[name] = settings
+    return merged
+
+
+def model_fqn(project: Project, name: str, path: Path) -> tuple[str, ...]:
+    """dbt's fully qualified name of a model: the project, its directories, its name."""
+    resolved = path.resolve()
+    for directory in project.model_paths:
+        if resolved.is_relative_to(directory):
+            return (project.name, *resolved.relative_to(directory).parent.parts, name)
+    return (project.name, name)
+
+
+def project_levels(project: Project, fqn: tuple[str, ...]) -> list[dict[str, object]]:
+    """The configs dbt_project.yml's `models:` gives at each level of the fqn, outermost
+    first (the level above the project's name applies to every package)."""
+    levels = []
+    node: object = project.model_settings
+    for part in ("", *fqn):
+        if part:
+            node = node.get(part) if isinstance(node, dict) else None
+        if not isinstance(node, dict):
+            break
+        levels.append({
+            key.lstrip("+"): _rendered_setting(project, value) for key, value in node.items()
+            if isinstance(key, str) and (key.startswith("+") or key in CONFIG_KEYS)
+        })
+    return levels
+
+
+def _rendered_setting(project: Project, value: object) -> object:
+    """A dbt_project.yml config written as Jinja (`"{{ 'table' if target.type == 'x' else
+    'view' }}"`), rendered as dbt renders it for the spark target; None when it cannot be."""
+    if not isinstance(value, str) or "{" not in value:
+        return value
+    return render_setting(value, project.name, project.vars)
+
+
+def render_setting(value: str, name: str, variables: Mapping[str, object]) -> object:
+    """dbt_project.yml's Jinja, rendered as dbt renders it (to a native value) for the
+    spark target; None when it cannot be."""
+    from jinja2.nativetypes import NativeEnvironment
+
+    target = {"type": "spark", "name": "dev", "schema": name}
+    environment = NativeEnvironment()
+    environment.filters.update(FILTERS)
+    try:
+        rendered = environment.from_string(value).render(
+            target=target, var=lambda key, default=None: variables.get(key, default),
+            env_var=lambda key, default=None: os.environ.get(key, default),
+        )
+    except Exception:  # whatever the setting's own Jinja raises: not known
+        return None
+    return rendered.strip() if isinstance(rendered, str) else rendered
+
+
+def sql_config(path: Path) -> dict[str, object]:
+    """The literal arguments of the model's `config(...)` calls."""
+    return {key: value for key, (value, _) in sql_config_lines(path).items()}
+
+
+def sql_config_lines(path: Path) -> dict[str, tuple[object, int]]:
+    """The literal arguments of the model's `config(...)` calls, with the line of each."""
+    import jinja2
+    from jinja2 import nodes as jinja_nodes
+
+    environment = jinja2.Environment(extensions=["jinja2.ext.do", "jinja2.ext.loopcontrols"])
+    try:
+        tree = environment.parse(_read(path))
+    except (jinja2.TemplateSyntaxError, ConfigError):
+        return {}  # the model's rendering reports it
+    found: dict[str, tuple[object, int]] = {}
+    for call in tree.find_all(jinja_nodes.Call):
+        if not (isinstance(call.node, jinja_nodes.Name) and call.node.name == "config"):
+            continue
+        for keyword in call.kwargs:
+            try:
+                found[keyword.key] = (keyword.value.as_const(), keyword.lineno)
+            except jinja_nodes.Impossible:
+                continue
+    return found
+
+
+def sql_meta_block(path: Path, target: Target, name: str) -> Source | None:
+    """A `sortlint` block in the model's own `config(meta={...})`, declared at the line of
+    the call (the block has no lines of its own: every error of it names that line)."""
+    meta, line = sql_config_lines(path).get("meta", (None, 0))
+    if not isinstance(meta, dict) or META_KEY not in meta:
+        return None
+    node = yaml.compose(yaml.safe_dump(meta[META_KEY]), Loader=yaml.SafeLoader)
+    for part in _nodes(node):
+        for mark in (part.start_mark, part.end_mark):
+            if mark is not None:
+                mark.line = line - 1
+    return parse_source(name, node, path, target, line=line)
+
+
+def _nodes(node: yaml.Node | None) -> Iterator[yaml.Node]:
+    if node is None:
+        return
+    yield node
+    if isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            yield from _nodes(key)
+            yield from _nodes(value)
+    elif isinstance(node, yaml.SequenceNode):
+        for item in node.value:
+            yield from _nodes(item)
+
+
+def overrides_naming(project: Project) -> bool:
+    """Whether the project's macros define its own `generate_schema_name` or
+    `generate_alias_name` (dbt then uses them for every model)."""
+    pattern = re.compile(r"\{%-?\s*macro\s+generate_(schema|alias)_name\s*\(")
+    return any(
+        pattern.search(_read(path))
+        for directory in project.macro_paths if directory.is_dir()
+        for path in directory.rglob("*.sql")
+    )
+
+
+def configured_relation(project: Project, model: str, settings: Mapping[str, object]) -> Relation:
+    """The relation dbt's default `generate_schema_name` and `generate_alias_name` give a
+    model: a custom schema is appended to the target's (`<project>_<custom>`), an alias
+    replaces the name. Values still holding Jinja are not known here and are left out."""
+    schema, alias = settings.get("schema"), settings.get("alias")
+    custom = schema.strip() if isinstance(schema, str) and "{" not in schema else None
+    name = alias if isinstance(alias, str) and alias and "{" not in alias else model
+    return Relation(f"{project.name}_{custom}" if custom else project.name, name)
+
+
+def _enabled(settings: Mapping[str, object]) -> bool:
+    value = settings.get("enabled", True)
+    return value not in (False, "false", "False")

@@ -25,7 +25,7 @@ import bisect
 import logging
 import re
 import traceback
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 from pathlib import Path
 
@@ -34,6 +34,8 @@ from sqlglot.errors import TokenError
 from sortlint.config import Config, DbtOptions
 from sortlint.diagnostics import UneditableRegion
 from sortlint.errors import UserError
+from sortlint.sources.dbt import compiled as dbt_compiled
+from sortlint.sources.dbt import context as dbt_context
 from sortlint.sources.dbt import project as dbt
 from sortlint.plan.tokens import tokenize
 from sortlint.sources.frontend import Reading
@@ -58,14 +60,73 @@ def jinja_units(path: Path, raw: str, reading: Reading) -> list[Unit] | None:
     model = project.model(path) if project is not None else None
     if model is None and not TEMPLATE_MARK.search(raw):
         return None
+    if model is not None and is_disabled(project, path, reading.config):
+        return []  # `enabled: false`: dbt builds no such model
     rendered = render_model(path, raw, project, reading.config)
     return statement_units(path, raw, rendered, reading.config.dialect, model)
 
 
+def is_disabled(project: dbt.Project, path: Path, config: Config) -> bool:
+    compiled = dbt_compiled.compiled_project(project, config.dbt)
+    if compiled is not None and compiled.failure is None:
+        return path.resolve() in compiled.disabled
+    return project.model(path) in project.disabled
+
+
 def render_model(path: Path, raw: str, project: dbt.Project | None, config: Config) -> Rendered:
-    """The file rendered as dbt would render it for this run (`config.dbt`)."""
+    """The file rendered as dbt would render it for this run (`config.dbt`): by dbt itself
+    when it rendered the project (`sortlint.sources.dbt.compiled`), else by the built-in
+    renderer; when neither can, the error names both reasons."""
     model = project.model(path) if project is not None else None
-    return render(path, raw, project, model, config.dialect, config.dbt)
+    why_not_dbt = None
+    relations: dict[str, str] = {}
+    if project is not None and model is not None:
+        compiled = dbt_compiled.compiled_project(project, config.dbt)
+        if compiled is not None:
+            rendered, why_not_dbt = rendered_by_dbt(compiled, path, raw)
+            if rendered is not None:
+                return rendered
+            relations = compiled.relations()
+    try:
+        return render(path, raw, project, model, config.dialect, config.dbt,
+                      tuple(sorted(relations.items())))
+    except UserError as error:
+        if why_not_dbt is None:
+            raise
+        raise UserError(f"{error.message} (dbt: {why_not_dbt})", error.path, error.line) from None
+
+
+def rendered_by_dbt(
+    compiled: dbt_compiled.CompiledProject, path: Path, raw: str
+) -> tuple[Rendered | None, str | None]:
+    """The model as dbt rendered it, or None and why not. A file the fixer has edited since
+    (only ever inside literal text) is the same rendering with the same edits."""
+    if compiled.failure is not None:
+        return None, f"dbt cannot render the project: {compiled.failure}"
+    model = compiled.models.get(path.resolve())
+    if model is None:
+        return None, "dbt did not compile this model"
+    if model.error is not None or model.text is None or model.raw is None:
+        return None, model.error or "dbt gave no rendering"
+    source, crlf = normalize_newlines(raw)
+    slices = tuple(Slice(*piece) for piece in model.slices)
+    rendered = Rendered(
+        model.text,
+        slices,
+        reads=model.depends_on,
+        crlf=crlf,
+        renderer=compiled.source,
+        caveat=dbt_compiled.QUERIED_CAVEAT if model.queried else None,
+        refusal=None if model.traced else dbt_compiled.MANIFEST_REFUSAL,
+    )
+    if source == model.raw:
+        return rendered, None
+    edited = rendered.with_raw_edits(model.raw, source)
+    if edited is None:
+        raise UserError(
+            "cannot render template: the file changed outside its literal text since dbt "
+            "rendered it; run sortlint again", path)
+    return edited, None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -89,8 +150,68 @@ class Slice:
 class Rendered:
     text: str
     slices: tuple[Slice, ...]
-    refs: tuple[dbt.Relation, ...] = ()  # what the template read through ref(), in order
+    reads: tuple[str, ...] = ()  # the project's models the template reads through ref()
     crlf: tuple[int, ...] = ()  # see normalize_newlines: slices' raw offsets are before them
+    renderer: str = "builtin"  # or "dbt", or "manifest" (dbt's, read from target/)
+    caveat: str | None = None  # what every finding in the file rests on beyond the query
+    refusal: str | None = None  # why no edit of the file may be written, if none may
+
+    def with_raw_edits(self, old: str, new: str) -> Rendered | None:
+        """The rendering of `new`, a copy of `old` (the raw text this rendering is of) with
+        edits inside literal text that renders once: the same edits land in the rendering.
+        None when an edit touches anything else, or writes template syntax."""
+        slices = list(self.slices)
+        text = self.text
+        shift = 0
+        repeated = TemplateMap(self, 0, old)._repeated
+
+        def as_written(i: int) -> bool:
+            """Slice i is literal text rendered once, exactly as written (not whitespace a
+            `{%-` tag stripped)."""
+            s = self.slices[i]
+            return (s.kind == "literal" and s.raw_start not in repeated
+                    and self.text[s.start : s.stop] == old[s.raw_start : s.raw_stop])
+
+        def edge_free(i: int, side: int) -> bool:
+            """Nothing across slice i's edge changes how an edit at that edge renders: the
+            file ends there, or next to it is literal text rendered as written, or a tag
+            that strips no whitespace on this side (`-}}` before, `{%-` after it)."""
+            j = i + side
+            if not 0 <= j < len(self.slices):
+                return True
+            if self.slices[j].kind == "literal":
+                return as_written(j)
+            tag = old[self.slices[j].raw_start : self.slices[j].raw_stop]
+            return not (tag[:3].endswith("-") if side > 0 else tag[-3:].startswith("-"))
+
+        edits = dbt_compiled.rendering_change(old, new)
+        for start, stop, replacement in edits:
+            if "{" in replacement or "}" in replacement:
+                return None
+            index = next(
+                (i for i, s in enumerate(self.slices)
+                 if s.raw_start <= start and stop <= s.raw_stop and as_written(i)
+                 and (start > s.raw_start or edge_free(i, -1))
+                 and (stop < s.raw_stop or edge_free(i, 1))),
+                None,
+            )
+            if index is None:
+                return None
+            piece = self.slices[index]
+            at = piece.start + (start - piece.raw_start) + shift
+            text = text[:at] + replacement + text[at + stop - start:]
+            delta = len(replacement) - (stop - start)
+            for i in range(index, len(slices)):
+                s = slices[i]
+                slices[i] = Slice(
+                    s.kind,
+                    s.raw_start + (0 if i == index else delta),
+                    s.raw_stop + delta,
+                    s.start + (0 if i == index else delta),
+                    s.stop + delta,
+                )
+            shift += delta
+        return replace(self, text=text, slices=tuple(slices))
 
 
 @lru_cache(maxsize=2048)
@@ -101,21 +222,25 @@ def render(
     model: str | None,
     dialect: str,
     options: DbtOptions,
+    relations: tuple[tuple[str, str], ...] = (),
 ) -> Rendered:
     """Render one file; a file that does not render is the user's error, at its line.
+    `relations` are the project's models as dbt names them, when dbt rendered the project.
 
     Cached by everything the result depends on, so the fixer's re-analysis of unchanged text
     and the registration of models before the check render each file once.
     """
     from sqlfluff.core.errors import SQLTemplaterError
-    from sqlfluff.core.templaters import JinjaTemplater
 
     _quiet_sqlfluff()
     source, crlf = normalize_newlines(raw)
-    refs: list[dbt.Relation] = []
-    context = dbt.builtins(project, model, dialect, options, refs)
-    templater = JinjaTemplater(override_context=context)
-    fluff_config = _fluff_config(project.macro_paths if project is not None else ())
+    reads: list[str] = []
+    context = dbt.builtins(project, model, dialect, options, reads, dict(relations))
+    scope = None
+    if project is not None:
+        context, scope = dbt_context.context(project, context, dbt_context.graph(project), model)
+    templater = _templater()(override_context=context)
+    fluff_config = _fluff_config()
     try:
         templated, violations = templater.process(
             in_str=source, fname=str(path), config=fluff_config
@@ -143,7 +268,11 @@ def render(
         )
         for s in templated.sliced_file
     )
-    return Rendered(templated.templated_str, slices, tuple(refs), crlf)
+    caveat = None
+    if scope is not None and scope.queried:
+        caveat = (f"rendered against an empty catalog: the model asks the database "
+                  f"({', '.join(dict.fromkeys(scope.queried))})")
+    return Rendered(templated.templated_str, slices, tuple(reads), crlf, caveat=caveat)
 
 
 def normalize_newlines(raw: str) -> tuple[str, tuple[int, ...]]:
@@ -170,17 +299,31 @@ def _quiet_sqlfluff() -> None:
         logger.addHandler(logging.NullHandler())
 
 
-@lru_cache(maxsize=16)
-def _fluff_config(macro_paths: tuple[Path, ...]):
+@lru_cache(maxsize=1)
+def _fluff_config():
     """sqlfluff's configuration for the Jinja templater: dbt's builtins (sortlint's own
-    `ref`, `source`, `var`... override them) and the project's macro directories."""
+    `ref`, `source`, `var`... and the macros of `sortlint.sources.dbt.context` override
+    them)."""
     from sqlfluff.core import FluffConfig
 
     jinja = {"apply_dbt_builtins": True}
-    existing = [str(p) for p in macro_paths if p.exists()]
-    if existing:
-        jinja["load_macros_from_path"] = ",".join(existing)
     return FluffConfig(overrides={"dialect": "ansi"}, configs={"templater": {"jinja": jinja}})
+
+
+@lru_cache(maxsize=1)
+def _templater():
+    """sqlfluff's Jinja templater with what dbt's environment adds: the `break` and
+    `continue` tags and dbt's filters."""
+    from sqlfluff.core.templaters import JinjaTemplater
+
+    class DbtJinjaTemplater(JinjaTemplater):
+        def _get_jinja_env(self, config=None):
+            environment = super()._get_jinja_env(config)
+            environment.add_extension("jinja2.ext.loopcontrols")
+            environment.filters.update(dbt.FILTERS)
+            return environment
+
+    return DbtJinjaTemplater
 
 
 def _message(error) -> str:
@@ -255,6 +398,12 @@ class TemplateMap:
     def slices(self) -> tuple[Slice, ...]:
         return self.rendered.slices
 
+    @property
+    def caveat(self) -> str | None:
+        """What every finding of the statement rests on beyond its query (a rendering by
+        dbt without the tables the model asked about)."""
+        return self.rendered.caveat
+
     @cached_property
     def _stops(self) -> list[int]:
         return [s.stop for s in self.slices]
@@ -319,6 +468,8 @@ class TemplateMap:
         the range overlaps an expression's output, would take a tag or comment with it (or
         insert next to one, where the text would land on the wrong side), or lies in a
         loop body; None when the range is literal text only."""
+        if self.rendered.refusal is not None:
+            return self.rendered.refusal
         first, last = self.shift + start, self.shift + end
         index = max(bisect.bisect_left(self._stops, first) - 1, 0)
         for piece in self.slices[index:]:

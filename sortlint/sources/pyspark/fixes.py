@@ -26,8 +26,9 @@ import json
 from collections.abc import Sequence
 
 from sortlint.diagnostics import Applicability, Edit
+from sortlint.ordering import SortOptions
 from sortlint.plan import nodes as n
-from sortlint.sources.frontend import FixContext, KeptColumn, Rewrite
+from sortlint.sources.frontend import FixContext, KeptColumn, Rewrite, WrittenKey
 from sortlint.sources.sql.fixes import remove_items, reorder_items
 
 
@@ -159,7 +160,43 @@ class DataFrameFixes:
         return edits
 
 
+    def sort_text(self, scope: str, keys: list[WrittenKey]) -> str:
+        method = SORT_METHODS[scope]
+        arguments = ", ".join(_sort_argument(key) for key in keys)
+        return f".{method}({arguments})"
+
+    def establish_order(
+        self, context: FixContext, write: n.Write, scope: str, keys: list[WrittenKey]
+    ) -> list[Edit] | None:
+        """The sort call right before `.write` takes the keys, or one is added there. Only
+        ascending keys with nulls first are written: a descending one needs `functions`,
+        which the fix does not know the import of."""
+        if write.span is None or any(key.options != SortOptions.spark() for key in keys):
+            return None
+        unit, call = context.unit, self.sort_text(scope, keys)
+        last = write.children[0]
+        if isinstance(last, n.Sort) and last.span is not None:
+            if last.clause == "orderBy" or last.clause == "sort":
+                call = self.sort_text("global", keys)
+            return [unit.edit(last.span.start, last.span.end, call)]
+        return [unit.edit(write.span.start, write.span.start, call)]
+
+
 FIXES = DataFrameFixes()
+SORT_METHODS = {"global": "orderBy", "partition": "sortWithinPartitions"}
+
+
+def _sort_argument(key: WrittenKey) -> str:
+    """A sort key as a DataFrame sort call takes it: the column's name, with its direction
+    (`F.desc(...)`-style names for the message only)."""
+    name = _literal(_attribute(key.column))
+    if key.options == SortOptions.spark():
+        return name
+    direction = "desc" if key.options.descending else "asc"
+    nulls = "_nulls_first" if key.options.nulls_first else "_nulls_last"
+    if key.options == SortOptions.spark(key.options.descending):
+        nulls = ""
+    return f"F.{direction}{nulls}({name})"
 
 
 def _unique_names(info) -> list[str] | None:

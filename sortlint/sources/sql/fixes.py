@@ -13,15 +13,19 @@ from collections.abc import Sequence
 
 import sqlglot
 from sqlglot import exp
+from sqlglot.errors import SqlglotError
+from sqlglot.tokens import TokenType
 
 from sortlint.diagnostics import Edit
-from sortlint.ordering import Expr
+from sortlint.ordering import Expr, SortOptions
 from sortlint.plan import nodes as n
 from sortlint.plan.aggregates import is_aggregate
 from sortlint.plan.names import UnknownName, alias_needed, spark_output_name
 from sortlint.plan.nodes import Span
-from sortlint.sources.frontend import FixContext, KeptColumn, Rewrite
+from sortlint.sources.frontend import FixContext, KeptColumn, Rewrite, WrittenKey
 from sortlint.units import Unit
+
+SORT_CLAUSES = {"global": "ORDER BY", "partition": "SORT BY"}
 
 
 class SqlFixes:
@@ -86,7 +90,66 @@ class SqlFixes:
         return edits
 
 
+    def sort_text(self, scope: str, keys: list[WrittenKey]) -> str:
+        return f"{SORT_CLAUSES[scope]} {sort_keys_text(keys)}"
+
+    def establish_order(
+        self, context: FixContext, write: n.Write, scope: str, keys: list[WrittenKey]
+    ) -> list[Edit] | None:
+        """The query's final ORDER BY / SORT BY takes the keys (an ORDER BY stays one: it
+        sorts each partition too; a SORT BY becomes an ORDER BY when the whole order is
+        needed), or the clause is added at the end. Not with a LIMIT and no sort (which
+        rows it keeps would change), nor over CLUSTER BY (it also distributes)."""
+        unit = context.unit
+        top = write.children[0]
+        while isinstance(top, (n.Project, n.Limit)):
+            top = top.children[0]
+        if isinstance(top, n.Sort):
+            if top.span is None or top.clause not in SORT_CLAUSES.values():
+                return None
+            clause = "ORDER BY" if top.clause == "ORDER BY" else SORT_CLAUSES[scope]
+            return replace(unit, top.span, f"{clause} {sort_keys_text(keys)}")
+        if any(isinstance(node, n.Limit) for node in _top_levels(write)):
+            return None
+        end = _statement_end(unit)
+        if end is None:
+            return None
+        separator = "\n" if "\n" in unit.text[:end].strip() else " "
+        return [unit.edit(end, end, f"{separator}{self.sort_text(scope, keys)}")]
+
+
 FIXES = SqlFixes()
+
+
+def sort_keys_text(keys: list[WrittenKey]) -> str:
+    """`a, b DESC, c NULLS LAST`: directions and null placements Spark's defaults leave out."""
+    texts = []
+    for key in keys:
+        text = alias_needed(key.column)
+        if key.options.descending:
+            text += " DESC"
+        if key.options != SortOptions.spark(key.options.descending):
+            text += " NULLS FIRST" if key.options.nulls_first else " NULLS LAST"
+        texts.append(text)
+    return ", ".join(texts)
+
+
+def _top_levels(write: n.Write):
+    """The query's final projection and limit, under the write."""
+    node = write.children[0]
+    while isinstance(node, (n.Project, n.Limit)):
+        yield node
+        node = node.children[0]
+
+
+def _statement_end(unit: Unit) -> int | None:
+    """The end of the statement's last token (a `;` and comments after it aside)."""
+    try:
+        tokens = sqlglot.tokenize(unit.text, read="spark")
+    except SqlglotError:
+        return None
+    tokens = [t for t in tokens if t.token_type != TokenType.SEMICOLON]
+    return tokens[-1].end + 1 if tokens else None
 
 
 def _kept_text(

@@ -1,7 +1,9 @@
 """The Airflow DAG front end: SQL in operator arguments, found, mapped and fixed in place.
 
-`customers` is engine-known (a bucketed, sorted table), so fixes resting on it are safe;
-`events` is only declared, so its fixes need --unsafe-fixes.
+The catalog targets DataFusion, which reads a declared order (`WITH ORDER`): `customers`
+is engine-known, so fixes resting on it are safe; `events` is only declared
+(`engine_known: false`), so its fixes need --unsafe-fixes. What the DAG front end does with
+the SQL does not depend on the target.
 """
 
 from __future__ import annotations
@@ -27,13 +29,14 @@ from sortlint.sources.python.strings import MappedText, SourceSpans, decode
 from sortlint.workspace.check import check
 
 CATALOG = """\
-target: spark
+target: datafusion
 include: ["dags/*.py", "dags/sql/*.sql"]
 sources:
   events:
     columns: {event_id: bigint not null, host: string not null, time: timestamp not null, level: string, latency_ms: int}
     orderings: [[host, time]]
     unique: [[event_id]]
+    engine_known: false
   customers:
     columns: {customer_id: bigint not null, region: string not null, name: string}
     orderings: [[customer_id, region]]
@@ -562,13 +565,10 @@ def test_the_example_dags_findings(tmp_path):
         (Path(f.path).relative_to(root).as_posix(), f.line, f.code, f.fix.applicability)
         for f in result.findings
     ] == [
-        ("dags/daily_sales.py", 29, "SL001", "unsafe"),
-        ("dags/daily_sales.py", 42, "SL001", "safe"),
-        ("dags/sql/revenue_by_country.sql", 8, "SL001", "unsafe"),
+        ("dags/daily_sales.py", 30, "SL003", "safe"),
         ("dags/sql/revenue_by_country.sql", 8, "SL002", "safe"),
-        ("dags/telemetry_hourly.py", 27, "SL001", "unsafe"),
-        ("dags/telemetry_hourly.py", 35, "SL003", "safe"),
-        ("dags/telemetry_hourly.py", 35, "SL003", "safe"),
+        ("dags/telemetry_hourly.py", 36, "SL003", "safe"),
+        ("dags/telemetry_hourly.py", 36, "SL003", "safe"),
     ]
     before = {p: p.read_text() for p in (root / "dags").rglob("*.*")}
     main(["check", "--fix", "--unsafe-fixes", str(root / "dags")])
@@ -577,17 +577,39 @@ def test_the_example_dags_findings(tmp_path):
         for p in before
     }
     assert removed == {
-        "dags/daily_sales.py": [
-            '            "ORDER BY customer_id",',
-            '            "SELECT customer_id, name, country FROM sales.customers "',
-            "            ORDER BY order_date, created_at",
-        ],
+        "dags/daily_sales.py": ["            ORDER BY order_date, created_at"],
         "dags/sql/revenue_by_country.sql": ["  ORDER BY created_at"],
-        "dags/telemetry_hourly.py": [
-            "            'ORDER BY level, host, time DESC, host',",
-            "            ORDER BY time",
-        ],
+        "dags/telemetry_hourly.py": ["            'ORDER BY level, host, time DESC, host',"],
     }
     for path in (root / "dags").glob("*.py"):
         compile(path.read_text(), str(path), "exec")  # still Python
     assert check([root / "dags"], config).findings == []
+
+
+SPARK_LAYOUTS = """\
+target: spark
+include: ["dags/*.py"]
+sources:
+  staging: {columns: {id: bigint not null, day: date not null}}
+  daily:
+    columns: {id: bigint not null, day: date not null}
+    orderings: [[id]]
+    scope: partition
+    partitioned_by: [day]
+"""
+
+
+def test_a_write_that_breaks_a_layout_is_fixed_inside_the_literal(project):
+    (project / "sortlint.yml").write_text(SPARK_LAYOUTS)
+    text = dag('"INSERT OVERWRITE TABLE daily SELECT id, day FROM staging DISTRIBUTE BY day SORT BY id"')
+    write(project, {"dags/d.py": text})
+    assert findings(project) == [("dags/d.py", 5, 10, "SL301")]
+    assert fixes(project) == {(5, "SL301"): ("unsafe", "sort the written rows: SORT BY day, id")}
+    assert fixed(project, "dags/d.py", "--unsafe-fixes") == dag(
+        '"INSERT OVERWRITE TABLE daily SELECT id, day FROM staging DISTRIBUTE BY day SORT BY day, id"'
+    )
+    text = dag('"""\n        INSERT OVERWRITE TABLE daily\n        SELECT id, day FROM staging\n    """')
+    write(project, {"dags/d.py": text})
+    assert fixed(project, "dags/d.py", "--unsafe-fixes") == dag(
+        '"""\n        INSERT OVERWRITE TABLE daily\n        SELECT id, day FROM staging\nSORT BY day, id\n    """'
+    )

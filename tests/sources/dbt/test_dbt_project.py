@@ -162,15 +162,14 @@ def test_two_models_of_one_name_are_refused(shop):
 
 
 def test_dependency_order_puts_what_a_model_reads_first():
-    project = dbt.Project(Path("/p"), "p", (), ())
-    refs = {
-        "a_mart": (project.ref("b_stage"), project.ref("pkg", "c")),
-        "b_stage": (project.ref("c_base"),),
+    reads = {
+        "a_mart": ("b_stage", "c_of_a_package"),
+        "b_stage": ("c_base",),
         "c_base": (),
-        "d_cycle": (project.ref("e_cycle"),),
-        "e_cycle": (project.ref("d_cycle"),),
+        "d_cycle": ("e_cycle",),
+        "e_cycle": ("d_cycle",),
     }
-    assert dbt.dependency_order(refs, project) == ["c_base", "b_stage", "a_mart", "e_cycle", "d_cycle"]
+    assert dbt.dependency_order(reads) == ["c_base", "b_stage", "a_mart", "e_cycle", "d_cycle"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -273,24 +272,45 @@ def test_under_spark_a_model_is_a_table_known_by_its_columns_and_declarations(tm
     b_star = next(s for f in result.files if f.path.name == "b_star.sql" for s in f.statements)
     assert b_star.outputs == ("id", "host", "time")
     write(root, {"models/schema.yml": (
-        "models:\n  - name: z_stage\n    meta: {sortlint: {orderings: [[host, time]]}}\n"
+        "models:\n  - name: z_stage\n    meta: {sortlint: {constants: {host: h}}}\n"
     )})
     result = check([root], load_config(root / "sortlint.yml"))
     assert [(f.path.name, f.line, f.code, f.basis) for f in result.findings] == [
-        ("a_mart.sql", 1, "SL001", "declared")
+        ("a_mart.sql", 1, "SL003", "declared")
     ]
-    assert "declared ordering [host ASC NULLS FIRST, time ASC NULLS FIRST] of shop.z_stage" in (
-        result.findings[0].message
-    )
+    assert "declared constant host = 'h' of shop.z_stage" in result.findings[0].message
 
 
 def test_a_model_outside_the_checked_paths_is_still_known(tmp_path):
     root = write(tmp_path, MODELS)
     write(root, {"models/schema.yml": (
-        "models:\n  - name: z_stage\n    meta: {sortlint: {orderings: [[host, time]]}}\n"
+        "models:\n  - name: z_stage\n    meta: {sortlint: {constants: {host: h}}}\n"
     )})
     result = check([root / "models" / "a_mart.sql"], load_config(root / "sortlint.yml"))
-    assert [(f.path.name, f.code) for f in result.findings] == [("a_mart.sql", "SL001")]
+    assert [(f.path.name, f.code) for f in result.findings] == [("a_mart.sql", "SL003")]
+
+
+def test_a_model_declared_with_an_ordering_is_a_write_that_must_keep_it(tmp_path):
+    root = write(tmp_path, MODELS)
+    write(root, {"models/schema.yml": (
+        "models:\n"
+        "  - name: z_stage\n    meta: {sortlint: {orderings: [[host, time]]}}\n"
+        "  - name: b_star\n    meta: {sortlint: {orderings: [[host, time]]}}\n"
+    )})
+    result = check([root], load_config(root / "sortlint.yml"))
+    # z_stage ends with the ORDER BY its layout needs; b_star does not sort at all.
+    assert [(f.path.name, f.line, f.code, f.basis) for f in result.findings] == [
+        ("b_star.sql", 1, "SL301", "declared")
+    ]
+    assert result.findings[0].message == (
+        "the write into shop.b_star does not keep its declared layout [host ASC NULLS FIRST, time ASC "
+        f"NULLS FIRST] ({root / 'models' / 'schema.yml'}:5): the rows need a final ORDER BY host, `time`; "
+        "the rows come in no known order"
+    )
+    main(["check", "--fix", "--unsafe-fixes", str(root)])
+    assert (root / "models" / "b_star.sql").read_text() == (
+        "select * from {{ ref('z_stage') }} ORDER BY host, `time`\n"
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -298,22 +318,20 @@ def test_a_model_outside_the_checked_paths_is_still_known(tmp_path):
 
 
 EXAMPLE_FINDINGS = [
-    ("dbt/models/marts/customer_orders.sql", 4, "SL103", "unsafe"),
+    ("dbt/models/marts/customer_orders.sql", 4, "SL301", "unsafe"),
+    ("dbt/models/marts/customer_orders.sql", 6, "SL103", "unsafe"),
     ("dbt/models/marts/customer_sequence.sql", 5, "SL201", "safe"),
-    ("dbt/models/marts/daily_revenue.sql", 8, "SL101", None),
     ("dbt/models/marts/daily_revenue.sql", 8, "SL103", "unavailable"),
     ("dbt/models/marts/daily_revenue.sql", 10, "SL003", "safe"),
     ("dbt/models/marts/order_items.sql", 7, "SL002", "safe"),
-    ("dbt/models/marts/order_revenue.sql", 5, "SL101", "safe"),
-    ("dbt/models/marts/recent_orders.sql", 6, "SL001", "unavailable"),
-    ("dbt/models/staging/stg_orders.sql", 17, "SL001", "unsafe"),
+    ("dbt/models/marts/order_revenue.sql", 6, "SL101", "safe"),
 ]
 
 # What `sortlint check --fix --unsafe-fixes` changes in each model: (before, after).
 EXAMPLE_FIXES = {
     "marts/customer_orders.sql": [
         ("select order_id, customer_id, sum", "select order_id, any_value(customer_id) AS customer_id, sum"),
-        ("group by order_id, customer_id\n", "group by order_id\n"),
+        ("group by order_id, customer_id\n", "group by order_id\nORDER BY order_id\n"),
     ],
     "marts/customer_sequence.sql": [
         ("order by customer_id, created_at)", "order by created_at)"),
@@ -325,9 +343,6 @@ EXAMPLE_FIXES = {
         ("    from {{ ref('stg_orders') }}\n    order by created_at\n", "    from {{ ref('stg_orders') }}\n"),
     ],
     "marts/order_revenue.sql": [("group by line_no, order_id", "group by order_id, line_no")],
-    "staging/stg_orders.sql": [
-        ("(order_date, created_at).\norder by order_date, created_at\n", "(order_date, created_at).\n"),
-    ],
 }
 
 
@@ -382,7 +397,7 @@ def rendered_models(root: Path, texts: dict[Path, str], config: Config) -> dict[
     """Each model's rendered SQL by name, in dependency order."""
     project = dbt.project_of(next(iter(texts)))
     rendered = {path.stem: render_model(path, text, project, config) for path, text in texts.items()}
-    order = dbt.dependency_order({name: r.refs for name, r in rendered.items()}, project)
+    order = dbt.dependency_order({name: r.reads for name, r in rendered.items()})
     return {name: jinja_units(path, texts[path], Reading(config))[-1].text
             for name in order for path in texts if path.stem == name}
 
@@ -406,7 +421,7 @@ def test_spark_proves_every_fixed_model_keeps_its_columns_and_rows(spark, fixed_
     original = rendered_models(root, before, config)
     fixed = rendered_models(root, after, config)
     changed = [name for name in original if original[name] != fixed[name]]
-    assert len(changed) == 6, changed
+    assert len(changed) == 5, changed
 
     create_views(spark, original)
     schemas = {name: spark_support.schema_of(spark, sql) for name, sql in original.items()}

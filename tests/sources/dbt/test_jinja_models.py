@@ -27,8 +27,7 @@ from sortlint.sources.registry import units_of
 from sortlint.workspace.check import check
 
 CATALOG = """\
-target: spark
-spark: {replace_hash_with_sort_agg: true}
+target: datafusion
 sources:
   shop.orders:
     columns:

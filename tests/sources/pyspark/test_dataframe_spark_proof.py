@@ -36,7 +36,7 @@ EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 
 CATALOG = """\
 target: spark
-spark: {replace_hash_with_sort_agg: true}
+spark: {legacy_bucketed_scan_ordering: true}
 sources:
   proof.events:
     columns: {event_id: bigint not null, host: string not null, time: timestamp not null, level: string, latency_ms: int}
@@ -44,9 +44,11 @@ sources:
     unique: [[event_id]]
   proof.lines:
     columns: {order_id: bigint not null, line_no: int not null, sku: string, quantity: int}
-    orderings: [[order_id, line_no]]
+    bucketing: {by: [order_id], buckets: 4, sorted_by: [order_id, line_no]}
     unique: [[order_id, line_no]]
-    engine_known: true
+  proof.counts:
+    columns: {level: string, host: string not null, count: bigint not null}
+    orderings: [[host, level]]
   proof.orders:
     columns: {order_id: bigint not null, customer_id: bigint not null, amount: "decimal(12,2)"}
     unique: [[order_id]]
@@ -59,7 +61,7 @@ SHAPES = {
         out = (
             spark.table("proof.events")
             .filter(F.col("host") == "a")  # one host
-            .orderBy("time")  # by time
+            .orderBy("host")  # by host
             .select("host", "time")
         )
         out.write.saveAsTable("x")
@@ -86,9 +88,8 @@ SHAPES = {
         )
         per_line.write.saveAsTable("x")
     ''',
-    "sl102_count": '''
-        spark.table("proof.events").groupBy("level", "host").count().write.saveAsTable("x")
-        spark.table("proof.events").groupBy(F.col("level").alias("lvl"), "host").agg(F.max("time")).collect()
+    "sl301_sorted_write": '''
+        spark.table("proof.events").groupBy("level", "host").count().write.saveAsTable("proof.counts")
     ''',
     "sl103_any_value": '''
         a = spark.table("proof.events").filter(F.col("host") == "a").groupBy("host", "level").agg(F.count("*").alias("n"))
@@ -122,7 +123,7 @@ SHAPES = {
         )
         top.write.saveAsTable("x")
         one = spark.sql('SELECT host FROM proof.events WHERE host = \\'a\\' '
-                        'ORDER BY time')
+                        'ORDER BY host')
         one.groupBy("host").count().collect()
     ''',
 }

@@ -17,13 +17,13 @@ EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 
 FINDINGS = [
     ("jobs/orders_rollup.py", 13, "SL002", "safe"),
-    ("jobs/orders_rollup.py", 29, "SL101", "safe"),
-    ("jobs/orders_rollup.py", 39, "SL102", "safe"),
-    ("jobs/orders_rollup.py", 43, "SL103", "unsafe"),
-    ("jobs/orders_rollup.py", 49, "SL003", "unsafe"),
-    ("jobs/orders_rollup.py", 59, "SL002", "safe"),
+    ("jobs/orders_rollup.py", 30, "SL101", "safe"),
+    ("jobs/orders_rollup.py", 42, "SL301", "unsafe"),
+    ("jobs/orders_rollup.py", 45, "SL103", "unsafe"),
+    ("jobs/orders_rollup.py", 51, "SL003", "unsafe"),
+    ("jobs/orders_rollup.py", 61, "SL002", "safe"),
     ("jobs/sessionize_events.py", 24, "SL201", "safe"),
-    ("jobs/sessionize_events.py", 59, "SL001", "unsafe"),
+    ("jobs/sessionize_events.py", 60, "SL003", "safe"),
 ]
 
 FIXES = {
@@ -34,9 +34,8 @@ FIXES = {
          '        .groupBy("order_id", "line_no")\n'
          '        .agg(F.sum(F.col("quantity") * F.col("price")).alias("revenue"))'
          '.select("line_no", "order_id", "revenue")\n'),
-        ('orders.groupBy("customer_id", "order_date").agg(F.sum("amount").alias("amount"))\n',
-         'orders.groupBy("order_date", "customer_id").agg(F.sum("amount").alias("amount"))'
-         '.select("customer_id", "order_date", "amount")\n'),
+        ('per_day.write.mode("overwrite")',
+         'per_day.orderBy("customer_id", "order_date").write.mode("overwrite")'),
         ('orders.groupBy("order_id", "customer_id").agg(F.sum("amount").alias("amount"))\n',
          'orders.groupBy("order_id").agg(F.any_value("customer_id").alias("customer_id"), '
          'F.sum("amount").alias("amount"))\n'),
@@ -45,7 +44,7 @@ FIXES = {
     ],
     "sessionize_events.py": [
         ('Window.partitionBy("host").orderBy("host", "time")', 'Window.partitionBy("host").orderBy("time")'),
-        ('        .orderBy("time")\n', ""),
+        ('        .orderBy("host", "time")\n', '        .orderBy("time")\n'),
     ],
 }
 

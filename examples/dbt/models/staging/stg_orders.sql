@@ -13,5 +13,6 @@ where status = 'PAID'
 {% if is_incremental() %}
   and created_at > (select max(created_at) from {{ this }})
 {% endif %}
--- SL001: the export already writes orders by (order_date, created_at).
+-- Keeps its declared layout: stg_orders is declared ordered by (order_date, created_at)
+-- (models/schema.yml), and this ORDER BY is what writes it so.
 order by order_date, created_at

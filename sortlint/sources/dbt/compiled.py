@@ -1,0 +1,445 @@
+"""dbt projects rendered by dbt itself.
+
+When `dbt-core` is installed (the `dbt` extra), a project's models are rendered by dbt: one
+`dbt compile` of the whole project per run, in a process of its own
+(`sortlint.sources.dbt.worker`), which also traces every model through dbt's rendering so
+that findings and fixes map back to the raw text exactly as with the built-in renderer.
+What it returns is kept by content: a digest of every file of the project that dbt reads
+(models, macros, YAML, installed packages, the profile), the vars and the versions. The
+same project is compiled once per machine until one of them changes (a cache file under
+`$SORTLINT_CACHE_DIR`, else `$XDG_CACHE_HOME/sortlint`, else `~/.cache/sortlint`).
+
+The connection is the project's `profiles.yml` (in the project or `$DBT_PROFILES_DIR`);
+without one, sortlint writes a profile for a local Spark session (dbt-spark's `session`
+method, an in-memory catalog) in a directory of its own, and dbt runs there: nothing is
+written into the project. dbt opens the connection only for a model that asks the database
+something while it renders (`adapter.get_relation`, `get_columns_in_relation`,
+`run_query`); such a model is rendered against an empty catalog and its findings say so.
+
+A fresh `target/manifest.json` (written by the user's own `dbt compile` or `dbt run` after
+the last change to the project) is read instead of compiling again. It holds each model's
+compiled code but not where each piece came from, so its renderings are mapped back to the
+raw text by matching their literal text, and fixes in them are never applied.
+
+A project dbt cannot parse, or a model dbt cannot compile, is left to the built-in renderer
+(`sortlint.sources.dbt.rendering`), with dbt's reason kept for the error when that fails too.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+from importlib import metadata
+from pathlib import Path
+
+import yaml
+
+import sortlint
+from sortlint.config import DbtOptions
+from sortlint.sources.dbt.project import Project
+
+# Files of a project whose content changes what dbt renders.
+INPUT_SUFFIXES = (".sql", ".yml", ".yaml", ".py", ".md", ".csv", ".jinja", ".j2")
+# Directories dbt writes into, or that hold no input.
+SKIPPED_DIRECTORIES = ("logs", "spark-warehouse", "metastore_db", "__pycache__", "node_modules", "venv",
+                       "site-packages")
+# One dbt run may take minutes on a large project; past this it has hung.
+TIMEOUT_SECONDS = 1800
+
+QUERIED_CAVEAT = (
+    "rendered by dbt against an empty catalog: the model asks the database while it renders"
+)
+MANIFEST_REFUSAL = (
+    "the model's rendering was read from target/manifest.json, which does not say where "
+    "each piece of it came from; remove the manifest (or run dbt again) to let sortlint "
+    "render and fix it"
+)
+
+
+@dataclass(frozen=True)
+class CompiledModel:
+    """One model as dbt rendered it. `slices` are (kind, raw start, raw stop, start, stop)
+    over the file's text with its line breaks normalised (`raw`); `error` says why dbt
+    gave no usable rendering."""
+
+    name: str
+    path: Path
+    relation: str | None
+    raw: str | None = None
+    text: str | None = None
+    slices: tuple[tuple[str, int, int, int, int], ...] = ()
+    depends_on: tuple[str, ...] = ()  # the names of the project's models it reads
+    queried: bool = False
+    traced: bool = True
+    meta: dict = field(default_factory=dict, compare=False, hash=False)
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class CompiledProject:
+    """A project's models rendered by dbt, by resolved path; `failure` is why dbt rendered
+    none of them. `source` says where the renderings came from: "dbt" or "manifest"."""
+
+    models: dict[Path, CompiledModel] = field(default_factory=dict, hash=False)
+    disabled: frozenset[Path] = frozenset()
+    failure: str | None = None
+    source: str = "dbt"
+    dbt_version: str = ""
+
+    def relations(self) -> dict[str, str]:
+        """Model name -> the relation `ref` renders it as."""
+        return {m.name: m.relation for m in self.models.values() if m.relation}
+
+
+def dbt_version() -> str | None:
+    """The installed dbt-core's version, or None: read from the package's metadata, so
+    dbt is not imported in the checking process."""
+    try:
+        return metadata.version("dbt-core")
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def compiled_project(project: Project, options: DbtOptions) -> CompiledProject | None:
+    """The project's models as dbt renders them, or None when dbt-core is not installed or
+    the run asked for the built-in renderer."""
+    chosen = renderer(options)
+    if chosen == "builtin":
+        return None
+    manifest = None if options.vars or options.incremental or chosen == "dbt" else _fresh_manifest(project)
+    if manifest is not None:
+        return manifest
+    version = dbt_version()
+    if version is None:
+        if chosen == "dbt":
+            return CompiledProject(failure="dbt-core is not installed (pip install 'sortlint[dbt]')")
+        return None
+    return _compiled(project, replace(options, renderer="auto"), version)
+
+
+@lru_cache(maxsize=16)
+def _compiled(project: Project, options: DbtOptions, version: str) -> CompiledProject:
+    request = _request(project, options)
+    key = _digest(project, request, version)
+    cached = _cache_file(key)
+    if cached is not None and cached.is_file():
+        try:
+            return _read_answer(json.loads(cached.read_text(encoding="utf-8")), project)
+        except (OSError, ValueError, KeyError):
+            pass
+    answer = _run_worker(project, request)
+    # dbt's own verdicts are kept, failures too (a project dbt cannot parse costs one dbt
+    # run per content, not one per check); a run that died or hung is not.
+    if cached is not None and not answer.get("transient"):
+        try:
+            cached.parent.mkdir(parents=True, exist_ok=True)
+            temporary = cached.with_suffix(f".{os.getpid()}.tmp")
+            temporary.write_text(json.dumps(answer), encoding="utf-8")
+            temporary.replace(cached)
+        except OSError:
+            pass  # a cache that cannot be written costs the next run a compile
+    return _read_answer(answer, project)
+
+
+def forget() -> None:
+    _compiled.cache_clear()
+    _fresh_manifest.cache_clear()
+
+
+# ---------------------------------------------------------------------------------------------
+# The run
+
+
+def _request(project: Project, options: DbtOptions) -> dict:
+    """What the worker is asked, apart from its scratch paths."""
+    profiles = project_profiles(project)
+    request: dict = {
+        "project_dir": str(project.root),
+        "vars": dict(options.vars),
+        "incremental": options.incremental,
+        "profile_text": profiles.read_text(encoding="utf-8") if profiles else None,
+        "profiles_dir": str(profiles.parent) if profiles else None,
+    }
+    if profiles is None:
+        request["profile"] = project.profile or project.name
+        request["profile_text"] = session_profile(request["profile"], project.name)
+    return request
+
+
+def project_profiles(project: Project) -> Path | None:
+    """The profiles.yml dbt would read for this project: in the project, else in
+    `$DBT_PROFILES_DIR`; None when neither has one (sortlint then writes its own)."""
+    candidates = [project.root / "profiles.yml"]
+    if os.environ.get("DBT_PROFILES_DIR"):
+        candidates.append(Path(os.environ["DBT_PROFILES_DIR"]) / "profiles.yml")
+    return next((c for c in candidates if c.is_file()), None)
+
+
+def session_profile(profile: str, schema: str) -> str:
+    """A profile for a local Spark session with an in-memory catalog: dbt connects only
+    for a model that asks the database, and finds nothing there. Its target is `dev` and
+    its schema the project's name, as the built-in renderer's `target`."""
+    target = {
+        "type": "spark",
+        "method": "session",
+        "host": "localhost",
+        "schema": schema,
+        "threads": 1,
+        "server_side_parameters": {
+            "spark.sql.catalogImplementation": "in-memory",
+            "spark.ui.enabled": "false",
+            "spark.master": "local[1]",
+            "spark.sql.shuffle.partitions": "1",
+        },
+    }
+    # The target is `dev`, as the built-in renderer's (`target.name == 'dev'` branches alike).
+    return yaml.safe_dump({profile: {"target": "dev", "outputs": {"dev": target}}})
+
+
+def _run_worker(project: Project, request: dict) -> dict:
+    with tempfile.TemporaryDirectory(prefix="sortlint-dbt-") as scratch:
+        directory = Path(scratch)
+        sent = dict(request)
+        if request["profiles_dir"] is None:
+            (directory / "profiles.yml").write_text(request["profile_text"], encoding="utf-8")
+            sent["profiles_dir"] = str(directory)
+        sent.update(
+            target_path=str(directory / "target"),
+            log_path=str(directory / "logs"),
+            answer=str(directory / "answer.json"),
+        )
+        sent.pop("profile_text")
+        environment = dict(os.environ)
+        package_root = str(Path(sortlint.__file__).resolve().parent.parent)
+        environment["PYTHONPATH"] = os.pathsep.join(
+            p for p in (package_root, environment.get("PYTHONPATH")) if p
+        )
+        # Spark's scratch files (warehouse, metastore) land in the working directory.
+        environment["SPARK_LOCAL_IP"] = environment.get("SPARK_LOCAL_IP", "127.0.0.1")
+        try:
+            finished = subprocess.run(
+                [sys.executable, "-m", "sortlint.sources.dbt.worker"],
+                input=json.dumps(sent),
+                capture_output=True,
+                text=True,
+                cwd=directory,
+                env=environment,
+                timeout=TIMEOUT_SECONDS,
+            )
+        except subprocess.TimeoutExpired:
+            return {"failure": f"dbt compile did not finish in {TIMEOUT_SECONDS} s",
+                    "transient": True}
+        answer_path = directory / "answer.json"
+        if not answer_path.is_file():
+            tail = " ".join((finished.stderr or "").split()[-40:])
+            return {"failure": f"dbt's process ended with code {finished.returncode}: {tail}",
+                    "transient": True}
+        return json.loads(answer_path.read_text(encoding="utf-8"))
+
+
+def _read_answer(answer: dict, project: Project) -> CompiledProject:
+    if "failure" in answer:
+        return CompiledProject(failure=_first_line(answer["failure"]), source="dbt",
+                               dbt_version=answer.get("dbt_version", ""))
+    names = {entry["unique_id"]: entry["name"] for entry in answer["models"]}
+    models = {}
+    for entry in answer["models"]:
+        path = Path(entry["path"]).resolve()
+        slices = tuple(tuple(s) for s in entry.get("slices", ()))
+        error = entry.get("error")
+        if error is None and "untraced" in entry:
+            error = f"dbt's rendering could not be traced: {entry['untraced']}"
+        relation = entry.get("relation")
+        if relation is None and entry.get("materialized") == "ephemeral":
+            # what dbt renders `ref` to for an ephemeral model: the CTE it injects
+            relation = f"__dbt__cte__{entry['name']}"
+        models[path] = CompiledModel(
+            name=entry["name"],
+            path=path,
+            relation=relation,
+            raw=entry.get("raw"),
+            text=entry.get("text"),
+            slices=slices,  # type: ignore[arg-type]
+            depends_on=tuple(names[d] for d in entry.get("depends_on", ()) if d in names),
+            queried=bool(entry.get("queried")),
+            traced=entry.get("traced", True),
+            meta=entry.get("meta") or {},
+            error=None if error is None else _first_line(error),
+        )
+    disabled = frozenset(Path(p).resolve() for p in answer.get("disabled", ()))
+    return CompiledProject(models, disabled, None, answer.get("source", "dbt"),
+                           answer.get("dbt_version", ""))
+
+
+def _first_line(text: str) -> str:
+    return " ".join(str(text).split())[:500]
+
+
+# ---------------------------------------------------------------------------------------------
+# The cache
+
+
+def input_files(project: Project) -> list[Path]:
+    """Every file of the project whose content may change what dbt renders, in a fixed order."""
+    skipped = {project.root / d for d in project.output_paths}
+    found = []
+    for directory, subdirectories, files in os.walk(project.root):
+        here = Path(directory)
+        subdirectories[:] = sorted(
+            d for d in subdirectories
+            if not d.startswith(".") and d not in SKIPPED_DIRECTORIES and here / d not in skipped
+        )
+        found += [here / f for f in sorted(files) if f.endswith(INPUT_SUFFIXES) or f == "profiles.yml"]
+    return found
+
+
+def _digest(project: Project, request: dict, version: str) -> str:
+    digest = hashlib.sha256()
+    digest.update(json.dumps([sortlint.__version__, version, request], sort_keys=True,
+                             default=str).encode())
+    digest.update(Path(__file__).with_name("worker.py").read_bytes())  # what answered
+    for path in input_files(project):
+        digest.update(str(path.relative_to(project.root)).encode() + b"\0")
+        try:
+            digest.update(path.read_bytes())
+        except OSError:
+            digest.update(b"unreadable")
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def _cache_file(key: str) -> Path | None:
+    base = os.environ.get("SORTLINT_CACHE_DIR") or (
+        str(Path(os.environ["XDG_CACHE_HOME"]) / "sortlint") if os.environ.get("XDG_CACHE_HOME")
+        else str(Path.home() / ".cache" / "sortlint")
+    )
+    if base.lower() in ("", "0", "off", "none"):
+        return None
+    return Path(base) / "dbt" / f"{key}.json"
+
+
+# ---------------------------------------------------------------------------------------------
+# A manifest the user's own dbt wrote
+
+
+@lru_cache(maxsize=16)
+def _fresh_manifest(project: Project) -> CompiledProject | None:
+    return fresh_manifest(project)
+
+
+def fresh_manifest(project: Project) -> CompiledProject | None:
+    """The renderings of `<target-path>/manifest.json`, when dbt compiled the project's
+    models into it after the last change to any of the project's files."""
+    path = project.root / project.target_path / "manifest.json"
+    try:
+        written = path.stat().st_mtime
+    except OSError:
+        return None
+    if any(_mtime(file) > written for file in input_files(project)):
+        return None
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if manifest.get("metadata", {}).get("project_name") != project.name:
+        return None
+    nodes = [
+        node for node in manifest.get("nodes", {}).values()
+        if node.get("resource_type") == "model" and node.get("package_name") == project.name
+    ]
+    if not nodes or not all(node.get("compiled") and node.get("compiled_code") for node in nodes
+                            if node.get("language", "sql") == "sql"):
+        return None  # `dbt parse` writes a manifest too, without compiled code
+    models = []
+    for node in nodes:
+        file = project.root / node["original_file_path"]
+        try:
+            with open(file, encoding="utf-8", newline="") as handle:
+                raw = handle.read().replace("\r\n", "\n").replace("\r", "\n")
+        except (OSError, UnicodeDecodeError):
+            continue
+        text, slices = aligned(raw, node["compiled_code"])
+        models.append({
+            "unique_id": node["unique_id"], "name": node["name"], "path": str(file),
+            "relation": node.get("relation_name"), "raw": raw, "text": text,
+            "materialized": node.get("config", {}).get("materialized"),
+            "slices": slices, "traced": False,
+            "depends_on": [d for d in node["depends_on"]["nodes"] if d.startswith("model.")],
+            "meta": node.get("config", {}).get("meta") or {},
+        })
+    version = manifest["metadata"].get("dbt_version", "")
+    return _read_answer({"models": models, "source": "manifest", "dbt_version": version}, project)
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0
+
+
+TAG = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\{#.*?#\}", re.S)
+
+
+def aligned(raw: str, compiled: str) -> tuple[str, list[list]]:
+    """The compiled text (with the raw file's final newline) and slices mapping it to the
+    raw text, found by matching the raw file's literal text in it; what does not match
+    belongs to the template around it. Good for locations, not for edits."""
+    if raw.endswith("\n") and not compiled.endswith("\n"):
+        compiled += "\n"
+    matcher = difflib.SequenceMatcher(None, raw, compiled, autojunk=False)
+    literal = [True] * len(raw)
+    for tag in TAG.finditer(raw):
+        literal[tag.start():tag.end()] = [False] * (tag.end() - tag.start())
+    slices: list[list] = []
+    raw_at = at = 0
+    for block in matcher.get_matching_blocks():
+        start = block.a
+        while start < block.a + block.size:
+            if not literal[start]:
+                start += 1
+                continue
+            stop = start
+            while stop < block.a + block.size and literal[stop]:
+                stop += 1
+            target = block.b + (start - block.a)
+            if start > raw_at or target > at:
+                slices.append(["templated", raw_at, start, at, target])
+            slices.append(["literal", start, stop, target, target + stop - start])
+            raw_at, at = stop, target + stop - start
+            start = stop
+    if raw_at < len(raw) or at < len(compiled):
+        slices.append(["templated", raw_at, len(raw), at, len(compiled)])
+    return compiled, slices
+
+
+def rendering_change(old: str, new: str) -> list[tuple[int, int, str]]:
+    """The edits that turn `old` into `new`: (start, stop, replacement) in `old`."""
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    return [(i1, i2, new[j1:j2]) for op, i1, i2, j1, j2 in matcher.get_opcodes() if op != "equal"]
+
+
+
+def renderer(options: DbtOptions) -> str:
+    """Who renders: the run's choice, else `$SORTLINT_DBT_RENDERER`, else "auto"."""
+    if options.renderer != "auto":
+        return options.renderer
+    chosen = os.environ.get("SORTLINT_DBT_RENDERER", "auto").strip().lower()
+    return chosen if chosen in ("dbt", "builtin") else "auto"
+
+
+def model_relations(project: Project, options: DbtOptions) -> dict[str, str]:
+    """The project's models by name, as `ref` renders them: dbt's names when dbt rendered
+    the project, else none (the built-in renderer's own, `Project.ref`)."""
+    compiled = compiled_project(project, options)
+    if compiled is None or compiled.failure is not None:
+        return {}
+    return compiled.relations()

@@ -1,0 +1,233 @@
+"""The process that renders a dbt project with dbt itself: `python -m sortlint.sources.dbt.worker`.
+
+sortlint starts it once per project and run (`sortlint.sources.dbt.compiled`), in a process
+of its own: dbt keeps global state (flags, adapters, its event manager) and the spark
+adapter's session starts a JVM, neither of which belongs in the checking process. It reads a
+request (JSON on stdin: the project, profiles and target directories, vars) and writes one
+JSON answer to the file the request names.
+
+It runs `dbt compile` on the project's models, and for each model of the project records
+what sqlfluff's dbt templater records: while dbt renders the model, the same template is
+rendered once more through sqlfluff's Jinja tracer with dbt's own environment and context,
+which says which rendered text came from which raw text. It also records whether the model
+sent SQL to the database while it rendered (`adapter.get_relation`, `run_query`, ...): such
+a model rendered against whatever the profile's database holds, an empty catalog for the
+local session sortlint writes.
+
+Nothing here is imported by the checking process.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import traceback
+from pathlib import Path
+
+
+def main() -> int:
+    request = json.loads(sys.stdin.read())
+    answer_path = Path(request["answer"])
+    try:
+        answer = compile_project(request)
+    except Exception as error:  # anything dbt raises: the project is left to the built-in renderer
+        answer = {"failure": f"{type(error).__name__}: {error}", "trace": traceback.format_exc()}
+    answer_path.write_text(json.dumps(answer), encoding="utf-8")
+    return 0
+
+
+def compile_project(request: dict) -> dict:
+    os.environ["DBT_SEND_ANONYMOUS_USAGE_STATS"] = "false"
+    import dbt.clients.jinja as core_jinja
+    import dbt_common.clients.jinja as dbt_jinja
+    from dbt.cli.main import dbtRunner
+    from dbt.task.compile import CompileTask
+    from dbt.version import __version__ as dbt_version
+
+    project_dir = Path(request["project_dir"])
+    traced: dict[str, dict] = {}
+    queried: set[str] = set()
+    current: list = [None]  # the model being rendered
+    sources: dict[int, str] = {}
+    get_template, render_template = dbt_jinja.get_template, dbt_jinja.render_template
+
+    def remembering_get_template(string, ctx, node=None, *args, **kwargs):
+        template = get_template(string, ctx, node, *args, **kwargs)
+        sources[id(template)] = str(string)
+        return template
+
+    def tracing_render_template(template, ctx, node=None):
+        source = sources.get(id(template))
+        if not _is_model_body(node, ctx, source):
+            return render_template(template, ctx, node)
+        current[0] = node
+        try:
+            rendered = render_template(template, ctx, node)
+            traced[node.unique_id] = _trace(
+                project_dir / node.original_file_path,
+                rendered,
+                lambda text: render_template(get_template(text, ctx, node), ctx, node),
+            )
+        finally:
+            current[0] = None
+        return rendered
+
+    def on_event(event) -> None:
+        if event.info.name == "SQLQuery" and current[0] is not None:
+            queried.add(current[0].unique_id)
+
+    # dbt-core's `get_rendered` calls the names it imported from dbt-common: both are hooked.
+    for module in (dbt_jinja, core_jinja):
+        module.get_template = remembering_get_template
+        module.render_template = tracing_render_template
+    if request.get("incremental"):
+        _built_before(current, queried)
+    # `dbt compile` stops at the first model that fails; `dbt run` goes on with the models
+    # that do not depend on it, and so does this compile, so that one model's failure
+    # leaves only that model (and those reading it) to the built-in renderer.
+    CompileTask.raise_on_first_error = lambda self: False
+    arguments = [
+        "compile",
+        "--project-dir", str(project_dir),
+        "--profiles-dir", request["profiles_dir"],
+        "--target-path", request["target_path"],
+        "--log-path", request["log_path"],
+        "--select", "resource_type:model",
+        "--threads", "1",
+        "--no-populate-cache",
+        "--no-partial-parse",
+        "--no-version-check",
+        "--quiet",
+        "--log-level", "none",
+        "--log-level-file", "none",
+    ]
+    if request.get("vars"):
+        arguments += ["--vars", json.dumps(request["vars"])]
+    if request.get("profile"):
+        arguments += ["--profile", request["profile"]]
+    result = dbtRunner(callbacks=[on_event]).invoke(arguments)
+    manifest_path = Path(request["target_path"]) / "manifest.json"
+    if result.result is None or not manifest_path.is_file():
+        return {"failure": _message(result.exception) or "dbt compile failed", "dbt_version": dbt_version}
+    statuses = {
+        r.node.unique_id: (str(r.status), r.message) for r in getattr(result.result, "results", [])
+    }
+    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    project_name = manifest["metadata"].get("project_name")
+    models = []
+    for node in manifest["nodes"].values():
+        if node["resource_type"] != "model" or node["package_name"] != project_name:
+            continue
+        unique_id = node["unique_id"]
+        status, message = statuses.get(unique_id, ("skipped", "dbt did not compile it"))
+        entry = _model_entry(node, project_dir)
+        entry.update(status=status, queried=unique_id in queried)
+        if unique_id in traced:
+            entry.update(traced[unique_id])
+        elif status == "success" and node.get("language", "sql") == "sql":
+            entry.update(_identity_trace(project_dir / node["original_file_path"], node))
+        else:
+            entry["error"] = message or f"dbt compile: {status}"
+        models.append(entry)
+    disabled = [
+        str(project_dir / node["original_file_path"])
+        for nodes in manifest.get("disabled", {}).values()
+        for node in nodes
+        if node.get("resource_type") == "model" and node.get("package_name") == project_name
+    ]
+    return {"dbt_version": dbt_version, "project": project_name, "models": models,
+            "disabled": disabled}
+
+
+def _built_before(current: list, queried: set[str]) -> None:
+    """`--incremental`: the model being rendered finds its own table, as on every build
+    after the first, so that `is_incremental()` is true for an incremental model."""
+    from dbt.adapters.base.impl import BaseAdapter
+
+    get_relation = BaseAdapter.get_relation
+
+    def existing_self(self, database, schema, identifier):
+        node = current[0]
+        if node is not None and (str(schema).lower(), str(identifier).lower()) == (
+            str(node.schema).lower(), str(node.alias).lower()
+        ):
+            queried.add(node.unique_id)
+            return self.Relation.create(database=database, schema=schema,
+                                        identifier=identifier, type="table")
+        return get_relation(self, database, schema, identifier)
+
+    BaseAdapter.get_relation = existing_self
+
+
+def _is_model_body(node, ctx, source) -> bool:
+    """Whether dbt is rendering a model's own SQL to compile it (not parsing it, not a
+    macro, not a hook)."""
+    return (
+        node is not None
+        and getattr(node, "resource_type", None) == "model"
+        and bool(ctx.get("execute"))
+        and source is not None
+        and source == getattr(node, "raw_code", None)
+    )
+
+
+def _model_entry(node: dict, project_dir: Path) -> dict:
+    return {
+        "unique_id": node["unique_id"],
+        "name": node["name"],
+        "path": str(project_dir / node["original_file_path"]),
+        "relation": node.get("relation_name"),
+        "schema": node.get("schema"),
+        "alias": node.get("alias"),
+        "materialized": node["config"].get("materialized"),
+        "meta": node["config"].get("meta") or {},
+        "depends_on": [n for n in node["depends_on"]["nodes"] if n.startswith("model.")],
+        "language": node.get("language", "sql"),
+    }
+
+
+def _read(path: Path) -> str:
+    with open(path, encoding="utf-8", newline="") as handle:
+        return handle.read().replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _trace(path: Path, rendered: str, render_func) -> dict:
+    """The model's file traced through dbt's rendering, as sqlfluff's dbt templater does."""
+    from sqlfluff.core import FluffConfig
+    from sqlfluff.core.templaters import JinjaTemplater
+
+    raw = _read(path)
+    # dbt renders the file stripped and with keep_trailing_newline off; the raw text keeps
+    # both, so the trace's rendering gets the final newline back.
+    keeps = raw.endswith("\n") and not raw.rstrip().endswith("-%}")
+    config = FluffConfig(overrides={"dialect": "ansi"})
+    try:
+        _, sliced, templated = JinjaTemplater().slice_file(
+            raw, render_func=render_func, config=config, append_to_templated="\n" if keeps else ""
+        )
+    except Exception as error:  # the trace failed where dbt's own rendering did not
+        return {"raw": raw, "rendered": rendered, "untraced": f"{type(error).__name__}: {error}"}
+    slices = [
+        [s.slice_type, s.source_slice.start, s.source_slice.stop,
+         s.templated_slice.start, s.templated_slice.stop]
+        for s in sliced
+    ]
+    return {"raw": raw, "rendered": rendered, "text": templated, "slices": slices}
+
+
+def _identity_trace(path: Path, node: dict) -> dict:
+    """A model without any Jinja: dbt renders it as it is."""
+    raw = _read(path)
+    return {"raw": raw, "rendered": node.get("compiled_code") or raw, "text": raw,
+            "slices": [["literal", 0, len(raw), 0, len(raw)]]}
+
+
+def _message(error: BaseException | None) -> str:
+    if error is None:
+        return ""
+    return " ".join(str(error).split())
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,386 @@
+"""Every `target: spark` claim of the rules, checked against Spark itself (issue 9's oracle).
+
+Each test builds small real tables, runs `sortlint check` (and `--fix`) on a statement, and
+asks the local Spark whether the finding - or its absence - is true: the executed plan
+(which sorts and exchanges run, HashAggregate or SortAggregate) before and after the fix, the
+rows' order without a removed clause, and the order of the files a write leaves.
+
+The tables live in a database of their own (`spark_rules`); the catalog sortlint reads
+declares them under the same names. Spark's settings are its defaults unless a test says.
+"""
+
+from __future__ import annotations
+
+import random
+import textwrap
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+import spark_oracle as oracle
+import spark_support
+from spark_oracle import SPARK_DEFAULTS, settings
+from spark_support import spark  # noqa: F401  (the session fixture)
+
+from sortlint.cli import main
+from sortlint.config import load_config
+from sortlint.workspace.check import check
+
+pytestmark = spark_support.NEEDS_SPARK
+
+ASC = "ASC NULLS FIRST"
+DB = "spark_rules"
+REMOVES = "Spark removes this sort itself; the clause only misleads readers"
+RUNS = "Spark runs this sort: an exchange and a sort"
+
+# The catalog: `layered` is stored sorted by k (three files, each sorted: a layout);
+# `events` has a unique id; `buckets` is bucketed by k and sorted by (k, v) in each bucket;
+# `daily` is partitioned by p and sorted by id inside each partition's files, `plain` sorted
+# by id; `bucket_target` is bucketed by k and sorted by k.
+CATALOG = f"""\
+target: spark
+sources:
+  {DB}.layered:
+    columns: {{k: int not null, v: string}}
+    orderings: [[k]]
+  {DB}.events:
+    columns: {{id: int not null, k: int not null, v: int not null, s: string, x: double}}
+    unique: [[id]]
+  {DB}.buckets:
+    columns: {{k: int not null, v: int not null}}
+    bucketing: {{by: [k], buckets: 4, sorted_by: [k, v]}}
+  {DB}.small:
+    columns: {{id: int not null, k: int not null}}
+  {DB}.source:
+    columns: {{id: int not null, k: int not null, p: string not null}}
+  {DB}.daily:
+    columns: {{id: int not null, k: int not null, p: string not null}}
+    orderings: [[id]]
+    scope: partition
+    partitioned_by: [p]
+  {DB}.plain:
+    columns: {{id: int not null, k: int not null, p: string not null}}
+    orderings: [[id]]
+  {DB}.bucket_target:
+    columns: {{id: int not null, k: int not null, p: string not null}}
+    bucketing: {{by: [k], buckets: 4, sorted_by: [k]}}
+"""
+
+
+def keys(rows, position=0):
+    return [row[position] for row in rows]
+
+
+# ---------------------------------------------------------------------------------------------
+# sortlint on a statement
+
+
+class Repo:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def write(self, sql: str, catalog: str = CATALOG) -> Path:
+        (self.root / "sortlint.yml").write_text(catalog)
+        path = self.root / "q.sql"
+        path.write_text(textwrap.dedent(sql).strip() + "\n")
+        return path
+
+    def lint(self, sql: str, catalog: str = CATALOG) -> list[tuple[str, int, str]]:
+        path = self.write(sql, catalog)
+        result = check([path], load_config(self.root / "sortlint.yml"))
+        assert not result.all_errors, result.all_errors
+        return [(f.code, f.line, f.message) for f in result.findings]
+
+    def codes(self, sql: str, catalog: str = CATALOG) -> list[str]:
+        return [code for code, _, _ in self.lint(sql, catalog)]
+
+    def fixed(self, sql: str, catalog: str = CATALOG) -> str:
+        path = self.write(sql, catalog)
+        main(["check", "--fix", "--unsafe-fixes", str(path)])
+        return path.read_text().strip().rstrip(";")
+
+
+@pytest.fixture
+def repo(tmp_path) -> Repo:
+    return Repo(tmp_path)
+
+
+# ---------------------------------------------------------------------------------------------
+# Tables
+
+
+@pytest.fixture(scope="module", autouse=True)
+def rules_database(spark):
+    previous = spark.catalog.currentDatabase()
+    spark.sql(f"CREATE DATABASE IF NOT EXISTS {DB}")
+    spark.catalog.setCurrentDatabase(DB)
+    yield
+    spark.catalog.setCurrentDatabase(previous)
+
+
+@pytest.fixture(scope="module")
+def tables(spark):
+    # Issue 9's table: three sorted files named in key order; the middle one is the largest.
+    ranges = [range(0, 100), range(100, 5000), range(5000, 5050)]
+    oracle.sorted_files_table(spark, "layered", "k int, v string", [[(k, f"v{k % 7}") for k in r] for r in ranges])
+    r = random.Random(9)
+    ids = list(range(1, 301))
+    r.shuffle(ids)
+    rows = [(i, r.randint(1, 30), r.randint(1, 100), r.choice(["a", "b", None]), r.random()) for i in ids]
+    spark.createDataFrame(rows, "id int, k int, v int, s string, x double").coalesce(1).write.mode(
+        "overwrite"
+    ).saveAsTable("events")
+    bucket_rows = [(r.randint(1, 60), r.randint(1, 1000)) for _ in range(400)]
+    oracle.bucketed_table(spark, "buckets", "k int, v int", bucket_rows, by=["k"], buckets=4, sorted_by=["k", "v"])
+    spark.createDataFrame([(1, 1), (2, 2), (3, 1), (4, 2), (5, 1)], "id int, k int").coalesce(1).write.mode(
+        "overwrite"
+    ).saveAsTable("small")
+    ids = list(range(1, 201))
+    r.shuffle(ids)
+    source = [(i, r.randint(1, 40), r.choice(["a", "b", "c"])) for i in ids]
+    spark.createDataFrame(source, "id int, k int, p string").coalesce(1).write.mode("overwrite").saveAsTable("source")
+
+
+def written_files(spark, table: str, statement: str) -> list[list[tuple]]:
+    """Run a write into `table` (created by the caller) and return its files' rows in order."""
+    spark.sql(statement)
+    return list(oracle.file_orders(oracle.table_location(spark, table)).values())
+
+
+# ---------------------------------------------------------------------------------------------
+# Scans: a declared layout is not read in order (issue 9's false SL001)
+
+
+def test_a_declared_layout_never_makes_an_order_by_unnecessary(spark, tables, repo):
+    for query in (f"SELECT k, v FROM {DB}.layered ORDER BY k", f"SELECT k, v FROM {DB}.layered WHERE k < 5000 ORDER BY k"):
+        assert repo.lint(query) == []
+        # Spark sorts (an exchange and a sort), and the rows without the ORDER BY are not in order.
+        assert oracle.sorts_and_exchanges(spark, query)[0] == f"Sort [k {ASC}] global"
+        for session in ({}, SPARK_DEFAULTS):
+            with settings(spark, session):
+                unsorted = keys(oracle.rows(spark, query.removesuffix(" ORDER BY k")))
+            assert not oracle.is_ascending(unsorted)
+
+
+def test_a_key_the_query_fixes_is_unnecessary_and_spark_would_sort_it(spark, tables, repo):
+    query = f"SELECT k, v FROM {DB}.layered WHERE k = 7 ORDER BY k"
+    assert repo.codes(query) == ["SL001"]
+    fixed = repo.fixed(query)
+    assert fixed == f"SELECT k, v FROM {DB}.layered WHERE k = 7"
+    assert oracle.sorts_and_exchanges(spark, query)[0] == f"Sort [k {ASC}] global"  # the cost saved
+    assert oracle.sorts_and_exchanges(spark, fixed) == []
+    assert oracle.rows(spark, fixed) == oracle.rows(spark, query)
+
+
+def test_a_window_without_partition_by_is_a_global_order(spark, tables, repo):
+    query = f"SELECT k, row_number() OVER (ORDER BY k) AS r FROM {DB}.layered ORDER BY k"
+    assert repo.codes(query) == ["SL001"]
+    fixed = repo.fixed(query)
+    for session in ({}, SPARK_DEFAULTS):
+        with settings(spark, session):
+            assert oracle.rows(spark, fixed) == oracle.rows(spark, query)
+
+
+def test_two_window_specifications_leave_no_order(spark, tables, repo):
+    # Issue 9's query: Spark stacks the windows as it chooses, so the ORDER BY is needed.
+    query = f"SELECT id, count(*) OVER (PARTITION BY k) AS c, row_number() OVER (ORDER BY id) AS r FROM {DB}.small ORDER BY id"
+    assert repo.lint(query) == []
+    assert keys(oracle.rows(spark, query.removesuffix(" ORDER BY id"))) == [1, 3, 5, 2, 4]
+
+
+# ---------------------------------------------------------------------------------------------
+# SL002: which sort is reported, and what it costs on Spark
+
+
+def test_of_two_sorts_of_the_same_rows_the_inner_one_is_reported(spark, tables, repo):
+    query = f"SELECT s.k FROM (SELECT k FROM {DB}.layered ORDER BY k DESC) s ORDER BY s.k DESC"
+    assert repo.lint(query) == [(
+        "SL002", 1,
+        f"ORDER BY has no effect: its rows feed a later ORDER BY (line 1) that overrides it. {REMOVES}",
+    )]
+    fixed = repo.fixed(query)
+    assert fixed == f"SELECT s.k FROM (SELECT k FROM {DB}.layered) s ORDER BY s.k DESC"
+    # Spark itself runs one sort for both, and the same one after the fix.
+    assert oracle.sorts_and_exchanges(spark, query) == oracle.sorts_and_exchanges(spark, fixed)
+    assert oracle.rows(spark, fixed) == oracle.rows(spark, query)
+
+
+# The inner sort is on `x`, which nothing else sorts on: whether Spark runs it shows in the
+# plan as a `Sort [x ...]`.
+INNER = f"(SELECT id, k, v, x FROM {DB}.events ORDER BY x)"
+SORT_COSTS = {
+    "join": (f"SELECT e.id, d.k FROM {INNER} e JOIN {DB}.small d ON e.k = d.k", REMOVES),
+    "count": (f"SELECT k, count(*) AS n, max(v) AS top FROM {INNER} e GROUP BY k", REMOVES),
+    "distinct": (f"SELECT DISTINCT k FROM {INNER} e", REMOVES),
+    "intersect": (f"SELECT k FROM {INNER} e INTERSECT SELECT k FROM {DB}.small", REMOVES),
+    "in subquery": (f"SELECT id FROM {DB}.small WHERE k IN (SELECT k FROM {INNER} e)", REMOVES),
+    "distribute by": (f"SELECT * FROM {INNER} e DISTRIBUTE BY k", REMOVES),
+    "union all": (f"SELECT k FROM {INNER} e UNION ALL SELECT k FROM {DB}.small", RUNS),
+    "approx_count_distinct": (f"SELECT k, approx_count_distinct(v) AS n FROM {INNER} e GROUP BY k", RUNS),
+    "window": (f"SELECT id, max(v) OVER (PARTITION BY k) AS top FROM {INNER} e", RUNS),
+    "round robin": (f"SELECT /*+ REPARTITION(3) */ * FROM {INNER} e", RUNS),
+}
+
+
+@pytest.mark.parametrize("case", list(SORT_COSTS))
+def test_what_a_sort_without_effect_costs_is_what_spark_does(spark, tables, repo, case):
+    query, cost = SORT_COSTS[case]
+    [(code, _, message)] = repo.lint(query)
+    assert code == "SL002" and message.endswith(cost)
+    runs = any(step.startswith("Sort [x ") for step in oracle.sorts_and_exchanges(spark, query))
+    assert runs is (cost == RUNS)
+    fixed = repo.fixed(query)
+    assert "ORDER BY x" not in fixed
+    assert Counter(oracle.rows(spark, fixed)) == Counter(oracle.rows(spark, query))
+
+
+# ---------------------------------------------------------------------------------------------
+# SL101 / SL102: only orders Spark knows, and exactly when it streams
+
+
+WINDOWED = f"(SELECT k, v, x, rank() OVER (PARTITION BY k ORDER BY v) AS r FROM {DB}.events) w"
+
+
+def test_a_window_order_makes_the_aggregate_stream_once_the_keys_follow_it(spark, tables, repo):
+    query = f"SELECT v, k, max(r) AS r FROM {WINDOWED} GROUP BY v, k"
+    assert repo.codes(query) == ["SL101"]
+    fixed = repo.fixed(query)
+    assert fixed.endswith("GROUP BY k, v")
+    assert "SortAggregate" not in " ".join(oracle.aggregate_kind(spark, query))
+    assert oracle.aggregate_kind(spark, fixed) == ["SortAggregate(Complete)"]
+    assert Counter(oracle.rows(spark, fixed)) == Counter(oracle.rows(spark, query))
+
+
+def test_the_setting_named_is_the_one_spark_needs(spark, tables, repo):
+    query = f"SELECT k, v, max(r) AS r FROM {WINDOWED} GROUP BY k, v"
+    assert repo.codes(query) == []  # streams as written
+    assert oracle.aggregate_kind(spark, query) == ["SortAggregate(Complete)"]
+    off = CATALOG.replace("target: spark\n", "target: spark\nspark: {replace_hash_with_sort_agg: false}\n")
+    [(code, _, message)] = repo.lint(query, off)
+    assert code == "SL101" and "spark.sql.execution.replaceHashWithSortAgg is off" in message
+    with settings(spark, {"spark.sql.execution.replaceHashWithSortAgg": "false"}):
+        assert oracle.aggregate_kind(spark, query) == ["HashAggregate(Complete)"]
+
+
+def test_a_partially_ordered_aggregate_gains_nothing_on_spark(spark, tables, repo):
+    # The input is sorted by (k, v): grouping by k and x hashes in either key order.
+    for group_by in ("x, k", "k, x"):
+        query = f"SELECT k, x, max(r) AS r FROM {WINDOWED} GROUP BY {group_by}"
+        assert repo.codes(query) == []
+        assert "SortAggregate" not in " ".join(oracle.aggregate_kind(spark, query))
+
+
+def test_a_bucketed_table_streams_only_with_the_legacy_setting(spark, tables, repo):
+    query = f"SELECT v, k, count(*) AS n FROM {DB}.buckets GROUP BY v, k"
+    legacy = CATALOG.replace("target: spark\n", "target: spark\nspark: {legacy_bucketed_scan_ordering: true}\n")
+    assert repo.codes(query) == []  # Spark does not report the buckets' order by default
+    assert repo.codes(query, legacy) == ["SL101"]
+    fixed = repo.fixed(query, legacy)
+    assert fixed.endswith("GROUP BY k, v")
+    flag = "spark.sql.legacy.bucketedTableScan.outputOrdering"
+    assert "SortAggregate" not in " ".join(oracle.aggregate_kind(spark, fixed))
+    with settings(spark, {flag: "true"}):
+        assert "SortAggregate" not in " ".join(oracle.aggregate_kind(spark, query))
+        assert oracle.aggregate_kind(spark, fixed) == ["SortAggregate(Complete)"]
+
+
+# ---------------------------------------------------------------------------------------------
+# SL301: writes keep declared layouts - checked in the files Spark writes
+
+
+PARTITIONED = "(id int, k int, p string) USING parquet PARTITIONED BY (p)"
+
+
+def test_a_partitioned_layout_needs_the_partition_columns_first(spark, tables, repo):
+    spark.sql(f"DROP TABLE IF EXISTS daily")
+    spark.sql(f"CREATE TABLE daily {PARTITIONED}")
+    broken = f"INSERT OVERWRITE TABLE {DB}.daily SELECT id, k, p FROM {DB}.source DISTRIBUTE BY p SORT BY id"
+    [(code, line, message)] = repo.lint(broken)
+    assert (code, line) == ("SL301", 1)
+    assert message.startswith(
+        f"the write into {DB}.daily does not keep its declared layout [id ASC NULLS FIRST] in each "
+        "partition of (p)"
+    )
+    files = written_files(spark, "daily", broken)
+    assert not all(oracle.is_ascending(keys(rows)) for rows in files)  # Spark dropped the SORT BY
+    fixed = repo.fixed(broken)
+    assert fixed == broken.replace("SORT BY id", "SORT BY p, id")
+    assert repo.lint(fixed) == []
+    files = written_files(spark, "daily", fixed)
+    assert len(files) == 3 and all(oracle.is_ascending(keys(rows)) for rows in files)
+
+
+def test_an_order_by_alone_does_not_keep_a_partitioned_layout(spark, tables, repo):
+    spark.sql("DROP TABLE IF EXISTS daily")
+    spark.sql(f"CREATE TABLE daily {PARTITIONED}")
+    query = f"INSERT OVERWRITE TABLE {DB}.daily SELECT id, k, p FROM {DB}.source ORDER BY id"
+    assert repo.codes(query) == ["SL301"]
+    with oracle.forced_spills(spark, every=37):  # as memory pressure does on real data
+        files = written_files(spark, "daily", query)
+    assert not all(oracle.is_ascending(keys(rows)) for rows in files)
+
+
+def test_a_global_layout_needs_a_final_order_by(spark, tables, repo):
+    spark.sql("DROP TABLE IF EXISTS plain")
+    spark.sql("CREATE TABLE plain (id int, k int, p string) USING parquet")
+    query = f"INSERT OVERWRITE TABLE {DB}.plain SELECT id, k, p FROM {DB}.source"
+    assert repo.codes(query) == ["SL301"]
+    fixed = repo.fixed(query)
+    assert fixed == query + " ORDER BY id"
+    with settings(spark, {"spark.sql.shuffle.partitions": "4"}):  # several files
+        files = written_files(spark, "plain", fixed)
+    assert len(files) > 1 and all(oracle.is_ascending(keys(rows)) for rows in files)
+    ranges = sorted((min(keys(rows)), max(keys(rows))) for rows in files if rows)
+    assert all(a[1] < b[0] for a, b in zip(ranges, ranges[1:]))  # separate ranges of keys
+    assert repo.codes(f"INSERT OVERWRITE TABLE {DB}.plain SELECT id, k, p FROM {DB}.source SORT BY id") == ["SL301"]
+
+
+def test_a_dataframe_write_gets_its_sort_before_the_write(spark, tables, repo, tmp_path):
+    spark.sql("DROP TABLE IF EXISTS daily")
+    spark.sql(f"CREATE TABLE daily {PARTITIONED}")
+    (tmp_path / "sortlint.yml").write_text(CATALOG)
+    job = tmp_path / "job.py"
+    job.write_text(
+        f'spark.table("{DB}.source").sortWithinPartitions("id").write.mode("overwrite").insertInto("{DB}.daily")\n'
+    )
+    result = check([job], load_config(tmp_path / "sortlint.yml"))
+    assert [(f.code, f.line, f.column) for f in result.findings] == [("SL301", 1, 61)]
+    main(["check", "--fix", "--unsafe-fixes", str(job)])
+    fixed = job.read_text()
+    assert fixed == (
+        f'spark.table("{DB}.source").sortWithinPartitions("p", "id").write.mode("overwrite").insertInto("{DB}.daily")\n'
+    )
+    exec(compile(fixed, "job.py", "exec"), {"spark": spark})
+    files = list(oracle.file_orders(oracle.table_location(spark, "daily")).values())
+    assert len(files) == 3 and all(oracle.is_ascending(keys(rows)) for rows in files)
+
+
+def test_a_bucketed_write_sorts_its_files_itself(spark, tables, repo):
+    spark.sql("DROP TABLE IF EXISTS bucket_target")
+    spark.sql(
+        "CREATE TABLE bucket_target (id int, k int, p string) USING parquet "
+        "CLUSTERED BY (k) SORTED BY (k) INTO 4 BUCKETS"
+    )
+    query = f"INSERT OVERWRITE TABLE {DB}.bucket_target SELECT id, k, p FROM {DB}.source ORDER BY id"
+    [(code, _, message)] = repo.lint(query)
+    assert code == "SL002" and message.endswith("Spark removes this sort itself but still runs its exchange")
+    plan = oracle.sorts_and_exchanges(spark, query)
+    assert not any(step.startswith("Sort [id ") for step in plan) and plan[-1].startswith("Exchange")
+    files = list(oracle.file_orders(oracle.table_location(spark, "bucket_target")).values())
+    fixed = repo.fixed(query)
+    assert fixed == query.removesuffix(" ORDER BY id")
+    assert written_files(spark, "bucket_target", fixed) == files  # the same files, sorted by k
+    assert all(oracle.is_ascending(keys(rows, 1)) for rows in files)
+
+
+def test_a_sort_a_window_runs_on_is_not_reported(spark, tables, repo):
+    # The window needs its rows clustered by k and sorted by (k, v): the query's own
+    # DISTRIBUTE BY and SORT BY give exactly that, and Spark adds no sort of its own.
+    query = (
+        f"SELECT id, row_number() OVER (PARTITION BY k ORDER BY v) AS n "
+        f"FROM (SELECT * FROM {DB}.events DISTRIBUTE BY k SORT BY k, v) e"
+    )
+    assert repo.lint(query) == []
+    with settings(spark, {"spark.sql.shuffle.partitions": "4"}):
+        assert oracle.sorts_and_exchanges(spark, query) == [f"Sort [k {ASC}, v {ASC}] local", "Exchange hashpartitioning(k, 4)"]
