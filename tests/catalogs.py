@@ -22,4 +22,6 @@ sources:
     orderings: [[host]]
     scope: partition
     partitioned_by: [day]
+  orders:
+    columns: {order_id: bigint not null, day: date, amount: "decimal(12,2)", qty: bigint, price: double, code: string}
 """

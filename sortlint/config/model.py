@@ -150,20 +150,24 @@ class Source:
 
 @dataclass(frozen=True)
 class SparkSettings:
-    """Spark session settings that change what the planner does with an ordered input.
+    """Spark session settings that change what the planner does with an ordered input, or
+    what an expression computes.
 
     Defaults are Spark 4.3's: `spark.sql.execution.replaceHashWithSortAgg` is on since 4.3
     (SPARK-58210; off from 3.3 to 4.2), `spark.sql.legacy.bucketedTableScan.outputOrdering`
-    off since 3.0.
+    off since 3.0, `spark.sql.ansi.enabled` on since 4.0 (off, integer arithmetic wraps around
+    and decimal overflow is NULL).
     """
 
     replace_hash_with_sort_agg: bool = True
     legacy_bucketed_scan_ordering: bool = False
+    ansi: bool = True
 
     # Each field and the session setting it mirrors, as messages name it.
     SESSION_KEYS: ClassVar[dict[str, str]] = {
         "replace_hash_with_sort_agg": "spark.sql.execution.replaceHashWithSortAgg",
         "legacy_bucketed_scan_ordering": "spark.sql.legacy.bucketedTableScan.outputOrdering",
+        "ansi": "spark.sql.ansi.enabled",
     }
 
 

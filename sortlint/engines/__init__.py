@@ -13,13 +13,24 @@ from sortlint.engines import datafusion, spark
 from sortlint.engines.analysis import (
     AggregateStrategy, Analysis, Delivered, Engine, Place, PlaceOf, SortFate, propagate,
 )
+from sortlint.engines.comparisons import Semantics
 from sortlint.plan import nodes as n
+from sortlint.plan.usage import read_window_functions
 
 TARGETS: dict[str, Engine] = {"spark": spark.ENGINE, "datafusion": datafusion.ENGINE}
 
 
+def semantics(config: Config) -> Semantics:
+    """How the configured target computes and compares values."""
+    return spark.semantics(config.spark) if config.target == "spark" else datafusion.SEMANTICS
+
+
 def analyse(root: n.Node, config: Config, place_of: PlaceOf = lambda span: None) -> Analysis:
-    analysis = Analysis(config, place_of)
+    analysis = Analysis(config, place_of, semantics(config))
+    for node in n.walk(root):
+        analysis.parents.update((id(child), node) for child in node.children)
+    if any(isinstance(node, n.Window) for node in n.walk(root)):
+        analysis.read_windows = read_window_functions(root)
     engine = TARGETS[config.target]
     engine.prepare(root, analysis)
     propagate(root, analysis, engine.transfer)

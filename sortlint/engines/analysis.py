@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sortlint.config import Config
+from sortlint.engines.comparisons import Semantics
 from sortlint.ordering import Evidence, Ordering, Permutation, Properties
 from sortlint.plan import nodes as n
 
@@ -71,8 +72,12 @@ class Analysis:
 
     config: Config
     place_of: PlaceOf
+    semantics: Semantics
     properties: dict[int, Properties] = field(default_factory=dict)
     permutations: dict[int, Permutation] = field(default_factory=dict)
+    parents: dict[int, n.Node] = field(default_factory=dict)
+    # The window functions whose value something reads: an engine computes no other.
+    read_windows: set[int] = field(default_factory=set)
     sort_fates: dict[int, SortFate] = field(default_factory=dict)
     strategies: dict[int, AggregateStrategy] = field(default_factory=dict)
     delivered: dict[int, Delivered] = field(default_factory=dict)
@@ -87,6 +92,18 @@ class Analysis:
 
     def of(self, node: n.Node) -> Properties:
         return self.properties[id(node)]
+
+    def parent(self, node: n.Node) -> n.Node | None:
+        return self.parents.get(id(node))
+
+    def computed(self, node: n.Window) -> list[n.WindowFunction]:
+        """The window functions of the node the engine computes: those whose value is read
+        (Spark's and DataFusion's optimizers prune the others, and their sorts with them)."""
+        return [f for f in node.functions if id(f) in self.read_windows]
+
+    def nothing_known(self) -> Properties:
+        """The properties of rows nothing is known about, computed as the target computes."""
+        return Properties(arithmetic=self.semantics.arithmetic)
 
     def permutation(self, node: n.Aggregate) -> Permutation:
         return self.permutations[id(node)]
@@ -127,6 +144,6 @@ def propagate(node: n.Node, analysis: Analysis, table: TransferTable) -> Propert
     for child in node.children:
         propagate(child, analysis, table)
     transfer = table.get(type(node))
-    props = transfer(node, analysis) if transfer is not None else Properties()
+    props = transfer(node, analysis) if transfer is not None else analysis.nothing_known()
     analysis.properties[id(node)] = props
     return props

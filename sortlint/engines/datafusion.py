@@ -1,13 +1,39 @@
-"""DataFusion's model, as the seed documents describe it: a declared order is read in order
-(`WITH ORDER` is known to the engine), and operators that keep order keep it.
+"""DataFusion's model: orderings hold inside each partition, and only a merge or a single
+partition makes one global.
 
-* An aggregate or DISTINCT whose input is ordered on some of its keys streams
-  (`ordering_mode=Sorted` / `PartiallySorted`) and emits its groups in that order.
-* UNION ALL passes every input partition through unchanged: an order all branches share
-  holds in each partition, and a sort-preserving merge (no sort) makes it global. UNION
-  (distinct) aggregates, INTERSECT / EXCEPT join: no order is kept.
-* A hash join collects its left (build) input and streams the right (probe) one through it.
-* Windows run without a sort when their input fits them, as below.
+DataFusion runs a plan on several partitions at once (`target_partitions`, the number of
+cores): a table's files, and byte ranges of a large file, are read as separate file groups,
+each in its declared `WITH ORDER` order. An ORDER BY over such a scan needs no SortExec - a
+SortPreservingMergeExec merges the ordered partitions - but without the ORDER BY the
+partitions' rows come interleaved. So every ordering here is one of two kinds:
+
+* inside each partition (`partitioned_by` empty, or the hash keys rows were repartitioned
+  by): what DataFusion's operators that run per partition - a sort's SortExec, an
+  aggregate's streaming mode, a window - can use, asked with `per_partition=True`;
+* global: one partition in that order - after the final ORDER BY (its merge or sort), a
+  sort under a LIMIT (TopK), a window without PARTITION BY (which merges its input).
+
+Operator by operator (each checked on the `datafusion` package, see
+tests/engines/test_datafusion_model.py):
+
+* A scan of a declared table: its orderings inside each partition.
+* A sort is global where DataFusion keeps it: the final ORDER BY, under a LIMIT, under an
+  INSERT. A sort in a subquery that nothing above needs is removed by DataFusion's optimizer
+  - and a sort above that needed it is exactly what SL001 would delete - so it gives an
+  ordering inside each partition only (DataFusion sorts there if an operator asks).
+* LIMIT gathers the partitions into one: only global orderings survive.
+* An aggregate or DISTINCT streams (`ordering_mode=Sorted` / `PartiallySorted`) over keys
+  ordered inside each partition; its groups are then hash-repartitioned by the keys, so
+  they come in that order inside each partition of the keys only.
+* A window runs without a sort when each partition fits it, as below; without PARTITION BY
+  it merges (or sorts) into one partition in its order, with PARTITION BY it hash-
+  repartitions by the keys and is ordered inside each of those partitions. A window
+  function whose value nothing reads is pruned, with its sort.
+* A hash join builds one side and streams the other: which one it builds DataFusion decides
+  by the tables' statistics, so an INNER join's output is ordered (inside each partition)
+  only as both sides are; other joins keep no order.
+* UNION ALL puts its branches' partitions side by side: an order all branches share holds
+  inside each partition. UNION (distinct) aggregates, INTERSECT / EXCEPT join: no order.
 
 Everything else is shared with Spark (`sortlint.engines.operators`).
 """
@@ -15,15 +41,74 @@ Everything else is shared with Spark (`sortlint.engines.operators`).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
 from functools import partial
+from typing import Literal
 
 from sqlglot import exp
 
 from sortlint.engines import operators
 from sortlint.engines.analysis import AggregateStrategy, Analysis, Engine, Transfer
-from sortlint.ordering import Evidence, Expr, Properties, SortKey, SortOptions
+from sortlint.engines.comparisons import Semantics, Side
+from sortlint.engines.seeding import scan as catalog_scan
+from sortlint.ordering import Evidence, Expr, Properties, SortKey, SortOptions, types
+from sortlint.ordering.types import SqlType
 from sortlint.plan import nodes as n
 from sortlint.plan.aggregates import is_aggregate, unwrap
+
+
+def scan(node: n.Scan, analysis: Analysis) -> Properties:
+    return catalog_scan(node, analysis).in_each_partition()
+
+
+def sort(node: n.Sort, analysis: Analysis) -> Properties:
+    props = operators.sort(node, analysis)
+    return props if _kept(node, analysis) else props.in_each_partition()
+
+
+def _kept(node: n.Sort, analysis: Analysis) -> bool:
+    """Whether DataFusion keeps a sort's order: the statement's final ORDER BY (its query's,
+    under an INSERT), one under a LIMIT. Its optimizer removes a sort in a subquery that
+    nothing above requires."""
+    parent = analysis.parent(node)
+    while isinstance(parent, (n.Project, n.Filter)):
+        parent = analysis.parent(parent)
+    return parent is None or isinstance(parent, (n.Limit, n.Write))
+
+
+def limit(node: n.Limit, analysis: Analysis) -> Properties:
+    return operators.input_of(node, analysis).global_orderings_only()
+
+
+def aggregate(node: n.Aggregate, analysis: Analysis) -> Properties:
+    """GROUP BY: the streaming mode from the orders inside each partition; the groups come
+    ordered by the streamed keys inside each partition of the keys."""
+    props = operators.input_of(node, analysis)
+    keys = [key.expr for key in node.keys]
+    permutation = props.ordered_permutation(keys, per_partition=True)
+    out = operators.aggregate(node, analysis, streaming_keeps_order=False)
+    analysis.permutations[id(node)] = permutation
+    ordered = permutation.indices if node.keys and not node.grouping_sets else ()
+    analysis.strategies[id(node)] = AggregateStrategy(
+        mode=permutation.mode,
+        streams=bool(ordered) and len(ordered) == len(node.keys),
+        partially_ordered=ordered if len(ordered) < len(node.keys) else (),
+        input_ordering=permutation.keys,
+        evidence=permutation.evidence,
+    )
+    if ordered:
+        out = out.with_ordering(permutation.keys, permutation.evidence, keys)
+    return out
+
+
+def distinct(node: n.Distinct, analysis: Analysis) -> Properties:
+    out = operators.distinct(node, analysis, streaming_keeps_order=False)
+    names = n.output_names(node.children[0])
+    columns = [Expr.column(name) for name in names]
+    permutation = operators.input_of(node, analysis).ordered_permutation(columns, per_partition=True)
+    if permutation.indices:
+        out = out.with_ordering(permutation.keys, permutation.evidence, columns)
+    return out
 
 
 def _union_all(node: n.SetOp) -> bool:
@@ -32,29 +117,45 @@ def _union_all(node: n.SetOp) -> bool:
 
 def join(node: n.Join, analysis: Analysis) -> Properties:
     props = operators.join(node, analysis)
-    if node.kind in ("inner", "right"):
-        # DataFusion's hash join (and nested-loop join) collects the left input and streams
-        # the right one through it: output rows come in the right (probe) side's order for
-        # INNER and RIGHT joins. The left side's order is lost; appending it to the probe
-        # side's order is valid only when a probe row meets at most one build row, which
-        # is not known here. A CROSS JOIN keeps no order.
-        for fact in analysis.of(node.children[1]).orderings:
-            props = props.with_ordering(fact.keys, fact.evidence, fact.partitioned_by)
+    if node.kind != "inner":
+        return props
+    # The streamed side's order survives, inside each partition; DataFusion streams the
+    # larger side. What holds whichever side it streams: the orderings of one side that the
+    # join's rows also have when the other side is streamed.
+    left, right = (analysis.of(child).in_each_partition() for child in node.children[:2])
+    streams = [_streamed(props, side) for side in (left, right)]
+    for one, other in ((streams[0], streams[1]), (streams[1], streams[0])):
+        for fact in one.orderings:
+            fit = other.satisfaction(fact.keys, per_partition=True)
+            if fit.satisfied:
+                props = props.with_ordering(fact.keys[: fit.satisfied], fact.evidence | fit.evidence, frozenset())
     return props
+
+
+def _streamed(joined: Properties, side: Properties) -> Properties:
+    """The join's rows as they come when `side` is the streamed one."""
+    out = joined
+    for fact in side.orderings:
+        out = out.with_ordering(fact.keys, fact.evidence, fact.partitioned_by)
+    return out
 
 
 # --- windows ----------------------------------------------------------------------------
 #
-# DataFusion plans one window operator per distinct (PARTITION BY, ORDER BY) of a SELECT,
-# each keeping its input's order. Its sort enforcement (`get_best_fitting_window`) runs a
-# window without a sort when the input is ordered by some permutation of all the partition
-# keys followed, inside each partition, by the window's ORDER BY - or by that ORDER BY
-# reversed, when every function of the window can be computed backwards (aggregates,
-# first/last/nth_value, lag/lead: DataFusion flips their frames). Otherwise it sorts on
-# the partition keys (ASC NULLS LAST; in the order the input already has them when it has
-# them all, else as written) and then the ORDER BY. On an unbounded input DataFusion may
-# also run a window over partially ordered partition keys (`Linear`, `PartiallySorted`);
-# sortlint does not know boundedness and models the bounded case.
+# DataFusion plans one window operator per distinct (PARTITION BY, ORDER BY) of a SELECT.
+# Its sort enforcement (`get_best_fitting_window`) runs a window without a sort when each
+# input partition is ordered by some permutation of all the partition keys followed,
+# inside each partition, by the window's ORDER BY - or by that ORDER BY reversed, when
+# every function of the window can be computed backwards (aggregates, first/last/nth_value,
+# lag/lead: DataFusion flips their frames). Otherwise it sorts on the partition keys (ASC
+# NULLS LAST; in the order the input already has them when it has them all, else as
+# written) and then the ORDER BY. A window without PARTITION BY then merges (or sorts) its
+# input into one partition in that order; one with PARTITION BY hash-repartitions by its
+# keys, keeping that order inside each partition. On an unbounded input DataFusion may also
+# run a window over partially ordered partition keys (`Linear`, `PartiallySorted`);
+# sortlint does not know boundedness and models the bounded case. Of several windows of
+# one SELECT the stacking is DataFusion's: their output keeps an order only when one
+# partition in that order fits them all.
 
 
 @dataclass
@@ -67,7 +168,7 @@ class _WindowGroup:
 
 def _window_groups(node: n.Window, analysis: Analysis) -> list[_WindowGroup]:
     groups: dict[tuple, _WindowGroup] = {}
-    for function in node.functions:
+    for function in analysis.computed(node):
         partition = tuple(key.expr for key in function.partition_by)
         order = tuple(SortKey(item.expr, item.options) for item in function.order_by)
         group = groups.get((partition, order))
@@ -78,23 +179,29 @@ def _window_groups(node: n.Window, analysis: Analysis) -> list[_WindowGroup]:
     return list(groups.values())
 
 
-def _runs_on(props: Properties, group: _WindowGroup) -> bool | None:
-    """Whether DataFusion runs the window on these rows without sorting them; None when that
-    depends on whether it can reverse a function sortlint does not know."""
+def _fitting_order(
+    props: Properties, group: _WindowGroup, per_partition: bool = True
+) -> list[SortKey] | Literal[False] | None:
+    """The order in which DataFusion runs the window on these rows without sorting them
+    (the partition keys as the rows have them, then the ORDER BY or its reverse); False
+    when it must sort, None when that depends on whether it can reverse a function
+    sortlint does not know."""
+    keys: list[SortKey] = []
     if group.partition:
-        permutation = props.ordered_permutation(group.partition)
+        permutation = props.ordered_permutation(group.partition, per_partition=per_partition)
         if len(permutation.indices) != len(group.partition):
             return False
-    if props.satisfies(group.order, within=group.partition):
-        return True
+        keys = list(permutation.keys)
+    if props.satisfies(group.order, within=group.partition, per_partition=per_partition):
+        return keys + list(group.order)
     backwards = [
         SortKey(k.expr, SortOptions(not k.options.descending, not k.options.nulls_first))
         for k in group.order
     ]
-    if not group.order or not props.satisfies(backwards, within=group.partition):
+    if not group.order or not props.satisfies(backwards, within=group.partition, per_partition=per_partition):
         return False
     if all(_reversible(f) for f in group.functions):
-        return True
+        return keys + backwards
     return None
 
 
@@ -115,7 +222,7 @@ def _reversible(function: n.WindowFunction) -> bool:
 def _window_sort(props: Properties, group: _WindowGroup) -> list[SortKey]:
     """The keys of the sort DataFusion puts under a window whose input does not fit it."""
     partition = list(group.partition)
-    permutation = props.ordered_permutation(partition)
+    permutation = props.ordered_permutation(partition, per_partition=True)
     if partition and len(permutation.indices) == len(partition):
         partition = [partition[i] for i in permutation.indices]
     keys = [SortKey(e, SortOptions.datafusion()) for e in partition]
@@ -125,44 +232,59 @@ def _window_sort(props: Properties, group: _WindowGroup) -> list[SortKey]:
 def window(node: n.Window, analysis: Analysis) -> Properties:
     props = operators.input_of(node, analysis)
     groups = _window_groups(node, analysis)
-    fits = [_runs_on(props, g) for g in groups]
-    unfit = [g for g, fit in zip(groups, fits) if fit is False]
-    # The groups whose functions see the rows in the order the operator emits them.
-    last: list[_WindowGroup] = []
-    if None in fits:
-        out = props.without_orderings()  # sorted or not: not known
-    elif not unfit:
-        out, last = props, groups
-    elif len(unfit) == 1:
-        # One sort: the final order is its order wherever DataFusion stacks the group,
-        # provided every other group runs on the sorted rows as well.
-        sorted_ = props.sorted_by(_window_sort(props, unfit[0]), [unfit[0].evidence])
-        if all(_runs_on(sorted_, g) is True for g in groups if g is not unfit[0]):
-            out, last = sorted_, unfit
+    if not groups:
+        return props  # every function pruned: no window runs
+    in_order: list[_WindowGroup] = []  # the groups whose rows come in the order they see
+    if len(groups) == 1:
+        group = groups[0]
+        fit = _fitting_order(props, group)
+        if fit is None:
+            out = props.without_orderings()  # sorted or not: not known
+        else:
+            keys = _window_sort(props, group) if fit is False else fit
+            out, in_order = _arranged(props, group, keys, already=fit is not False), [group]
+    else:
+        # Several windows without PARTITION BY that all run in one order (as it is, or
+        # reversed): one merge into one partition in that order serves them all.
+        fits = [_fitting_order(props, g) for g in groups]
+        first = fits[0]
+        if not any(g.partition for g in groups) and isinstance(first, list) and all(f == first for f in fits):
+            out, in_order = _arranged(props, groups[0], first, already=True), groups
         else:
             out = props.without_orderings()
-    else:
-        out = props.without_orderings()  # several sorts, stacked in an order not modelled
     for group in groups:
         for function in group.functions:
-            out = _window_facts(out, group, function, group in last)
+            out = _window_facts(out, group, function, group in in_order)
     return out
+
+
+def _arranged(props: Properties, group: _WindowGroup, keys: list[SortKey], already: bool) -> Properties:
+    """The rows as one window leaves them, ordered by `keys`: in one partition without
+    PARTITION BY (the input's own global orderings kept when it was one already), else
+    inside each partition of the hash of its keys."""
+    evidence = [group.evidence]
+    if group.partition:
+        return props.without_orderings().with_ordering(keys, evidence, group.partition)
+    if already and props.satisfies(keys):
+        return props.global_orderings_only()
+    return props.sorted_by(keys, evidence)
 
 
 def _window_facts(
     props: Properties, group: _WindowGroup, function: n.WindowFunction, in_order: bool
 ) -> Properties:
     """What a window function's values tell about the rows (DataFusion's
-    `window_equivalence_properties`)."""
+    `window_equivalence_properties`), inside each partition of the window's keys."""
     evidence = [group.evidence]
     partition = list(group.partition)
+    scope = partition or None
     keys: list[SortKey] | None = []
     if partition:
-        permutation = props.ordered_permutation(partition)
+        permutation = props.ordered_permutation(partition, per_partition=True)
         keys = list(permutation.keys) if len(permutation.indices) == len(partition) else None
     if function.ranking and in_order and keys is not None:
         # row_number/rank/dense_rank grow through each partition in the order rows come.
-        return operators.ranked(props, function, keys, evidence)
+        return operators.ranked(props, function, keys, evidence, scope)
     if is_aggregate(unwrap(function.expr.node.this)) and _whole_partition(function):
         # Every row of a partition sees the same frame, so the same value.
         if not partition:
@@ -171,7 +293,7 @@ def _window_facts(
             for descending in (False, True):
                 for nulls_first in (False, True):
                     value = SortKey(function.expr, SortOptions(descending, nulls_first))
-                    props = props.with_ordering([*keys, value], evidence)
+                    props = props.with_ordering([*keys, value], evidence, scope)
     return props
 
 
@@ -190,32 +312,116 @@ def _whole_partition(function: n.WindowFunction) -> bool:
     )
 
 
-def aggregate(node: n.Aggregate, analysis: Analysis) -> Properties:
-    """A GROUP BY streams on whatever keys its input is ordered by, in any key order
-    (`ordering_mode=Sorted` / `PartiallySorted`), and emits its groups in that order."""
-    props = operators.aggregate(node, analysis, streaming_keeps_order=True)
-    permutation = analysis.permutation(node)
-    ordered = permutation.indices if node.keys and not node.grouping_sets else ()
-    analysis.strategies[id(node)] = AggregateStrategy(
-        mode=permutation.mode,
-        streams=bool(ordered) and len(ordered) == len(node.keys),
-        partially_ordered=ordered if len(ordered) < len(node.keys) else (),
-        input_ordering=permutation.keys,
-        evidence=permutation.evidence,
-    )
-    return props
-
-
 TRANSFER: dict[type, Transfer] = {
     **operators.SHARED,
-    # A streaming aggregate emits its groups in its input's order.
+    n.Scan: scan,
+    n.Sort: sort,
+    n.Limit: limit,
     n.Aggregate: aggregate,
-    n.Distinct: partial(operators.distinct, streaming_keeps_order=True),
-    n.SetOp: partial(operators.set_operation, keeps_order=_union_all),
+    n.Distinct: distinct,
+    n.SetOp: partial(operators.set_operation, keeps_order=_union_all, per_partition=True),
     n.Join: join,
     n.Window: window,
     # An unnest is not promised to keep the order of its input.
     n.Generate: partial(operators.generate, keeps_order=False),
 }
+
+
+# --- comparisons and arithmetic ----------------------------------------------------------
+#
+# DataFusion's type coercion (`comparison_coercion`), then its optimizer's
+# `unwrap_cast_in_comparison`, as the `datafusion` package's logical plans show them
+# (tests/engines/test_coercion_facts.py):
+#
+# * a literal is cast to the other side's type when it fits it: `i = 1` on an INT compares
+#   INTs (the literal 1 is an Int64), `d = '2024-01-02'` compares dates, `m = 2.5` decimals;
+# * integers: the wider one; an integer and a decimal: the decimal both fit in; an integer
+#   and a float: the float's type; a decimal and a float: decimal(30,15);
+# * a string column and a number: the string is cast to the number's type;
+# * a date and a timestamp: both timestamps.
+#
+# Every integer literal is an Int64 and every fractional one a Float64; integer `/` is
+# integer division; integer arithmetic wraps around on overflow (decimals do not fail
+# either), so `c + 1` keeps order on an INT (computed as an Int64) but not on a BIGINT.
+# -0.0 and 0.0 compare equal but sort apart: a floating-point equality gives no fact.
+
+ARITHMETIC = types.Arithmetic(
+    integer_literals="bigint", fractional_literals="double", integer_division=True, overflow="wrap"
+)
+
+
+def comparison(left: Side, right: Side) -> tuple[SqlType, SqlType] | None:
+    """The types DataFusion compares `left` and `right` as."""
+    a, b = left.type, right.type
+    if a is None or b is None:
+        return None
+    if a == b:
+        return a, b
+    for literal, column in ((left, right), (right, left)):
+        if literal.literal and not column.literal and column.type is not None and _fits(literal, column.type):
+            return column.type, column.type
+    if "string" in (a.family, b.family):
+        other = b if a.family == "string" else a
+        return (other, other) if other.family != "string" else (a, b)
+    kinds = {a.family, b.family}
+    common: SqlType | None
+    if kinds == {"integer"}:
+        common = a if a.bits >= b.bits else b
+    elif kinds == {"integer", "decimal"} or kinds == {"decimal"}:
+        da, db = types.as_decimal(a), types.as_decimal(b)
+        assert da is not None and db is not None
+        common = types.wider_decimal(da, db)
+    elif kinds == {"integer", "floating"}:
+        common = a if a.family == "floating" else b
+    elif kinds == {"decimal", "floating"}:
+        floating = a if a.family == "floating" else b
+        as_decimal = types.decimal(14, 7) if floating.bits == 24 else types.decimal(30, 15)
+        common = types.wider_decimal(a if a.family == "decimal" else b, as_decimal)
+    elif kinds == {"floating"}:
+        common = types.DOUBLE
+    elif kinds == {"date", "timestamp"}:
+        common = types.TIMESTAMP
+    elif kinds == {"integer", "date"}:
+        common = types.DATE
+    else:
+        return None
+    return (common, common) if common is not None else None
+
+
+def _fits(literal: Side, target: SqlType) -> bool:
+    """Whether DataFusion casts the literal to `target` (a string literal always is; a number
+    when its value is one of the type's)."""
+    if literal.type is None:
+        return False
+    if literal.type.family == "string":
+        return True
+    value = literal.integer_value()
+    if value is not None and target.family == "integer":
+        return -(2**target.bits) <= value < 2**target.bits
+    if target.family == "decimal" and literal.type.family in ("integer", "floating"):
+        number = _exact_number(literal.expr.node)
+        if number is None:
+            return False
+        _, digits, exponent = number.as_tuple()
+        scale, whole = max(-int(exponent), 0), max(len(digits) + int(exponent), 0)
+        return scale <= target.scale and whole <= target.integer_digits
+    return False
+
+
+def _exact_number(node: exp.Expression) -> Decimal | None:
+    """The value of a number literal, when it has one finite decimal value."""
+    sign = -1 if isinstance(node, exp.Neg) else 1
+    node = node.this if isinstance(node, exp.Neg) else node
+    if not isinstance(node, exp.Literal) or node.is_string:
+        return None
+    try:
+        value = Decimal(node.this)
+    except InvalidOperation:
+        return None
+    return (value * sign).normalize() if value.is_finite() else None
+
+
+SEMANTICS = Semantics(ARITHMETIC, comparison, equal_floats_sort_together=False)
+
 
 ENGINE = Engine(TRANSFER)

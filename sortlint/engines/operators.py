@@ -11,12 +11,13 @@ give it. Whatever a node cannot account for is forgotten, never guessed.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 
 from sqlglot import exp
 
 from sortlint.engines.analysis import Analysis, Transfer
+from sortlint.engines.comparisons import Semantics, equality
 from sortlint.engines.seeding import scan
 from sortlint.ordering import Evidence, Expr, Properties, SortKey, SortOptions
 from sortlint.plan import nodes as n
@@ -24,7 +25,7 @@ from sortlint.plan.aggregates import unwrap
 
 
 def input_of(node: n.Node, analysis: Analysis) -> Properties:
-    return analysis.of(node.children[0]) if node.children else Properties()
+    return analysis.of(node.children[0]) if node.children else analysis.nothing_known()
 
 
 def query_evidence(analysis: Analysis, clause: str, span: n.Span | None) -> Evidence:
@@ -33,7 +34,7 @@ def query_evidence(analysis: Analysis, clause: str, span: n.Span | None) -> Evid
 
 
 def forget(node: n.Node, analysis: Analysis) -> Properties:
-    return Properties()
+    return analysis.nothing_known()
 
 
 def keep(node: n.Node, analysis: Analysis) -> Properties:
@@ -46,7 +47,8 @@ def keep(node: n.Node, analysis: Analysis) -> Properties:
 def filter_rows(node: n.Filter, analysis: Analysis) -> Properties:
     props = input_of(node, analysis)
     for conjunct in node.conjuncts:
-        props = apply_predicate(props, conjunct, _conjunct_evidence(analysis, node, conjunct))
+        evidence = _conjunct_evidence(analysis, node, conjunct)
+        props = apply_predicate(props, conjunct, evidence, analysis.semantics)
     return props
 
 
@@ -58,19 +60,23 @@ def _conjunct_evidence(analysis: Analysis, node: n.Filter, conjunct: Expr) -> Ev
     return Evidence("query", f"{text} ({place[1]})", place[0], subject=conjunct)
 
 
-def apply_predicate(props: Properties, predicate: Expr, evidence: Evidence) -> Properties:
-    """What a row filter teaches: `e = literal` a constant, `a = b` an equality."""
+def apply_predicate(
+    props: Properties, predicate: Expr, evidence: Evidence, semantics: Semantics
+) -> Properties:
+    """What a row filter teaches: `e = literal` a constant, `a = b` an equality, each only
+    as far as the engine's casts allow (`sortlint.engines.comparisons`)."""
     node = predicate.node
     if isinstance(node, (exp.EQ, exp.NullSafeEQ)):
         left, right = Expr.of(node.this), Expr.of(node.expression)
-        props = props.with_equality(left, right, [evidence])
-        if isinstance(node, exp.EQ):  # `=` is never true on a null
+        props = equality(props, left, right, [evidence], semantics)
+        if isinstance(node, exp.EQ):  # `=` is never true on a null, whatever it casts
             props = props.with_not_null(e for e in (left, right) if not e.is_literal)
         return props
     if isinstance(node, exp.In) and not node.args.get("query"):
         values = node.expressions
         if len(values) == 1:
-            return apply_predicate(props, Expr.of(exp.EQ(this=node.this, expression=values[0])), evidence)
+            single = Expr.of(exp.EQ(this=node.this, expression=values[0]))
+            return apply_predicate(props, single, evidence, semantics)
     if isinstance(node, exp.Not) and isinstance(node.this, exp.Is):
         if isinstance(node.this.expression, exp.Null):
             return props.with_not_null([Expr.of(node.this.this)])
@@ -165,14 +171,15 @@ def aggregate(node: n.Aggregate, analysis: Analysis, streaming_keeps_order: bool
     permutation = props.ordered_permutation(keys)
     analysis.permutations[id(node)] = permutation
     if node.grouping_sets:
-        return Properties()  # rolled-up rows null-fill keys: constants and keys break
+        return analysis.nothing_known()  # rolled-up rows null-fill keys: constants and keys break
     out = props.project([(key, key) for key in keys])
     if not (streaming_keeps_order and permutation.indices):
         out = out.without_orderings()
     evidence = query_evidence(analysis, "GROUP BY", node.span)
     out = out.with_unique_key(keys, [evidence])
     counts = [call.expr for call in node.aggregates if isinstance(call.expr.node, exp.Count)]
-    return out.with_not_null(counts).with_types({c: "bigint" for c in counts})
+    types = {call.expr: t for call in node.aggregates if (t := props.type_of(call.expr)) is not None}
+    return out.with_not_null(counts).with_types(types)
 
 
 def distinct(node: n.Distinct, analysis: Analysis, streaming_keeps_order: bool) -> Properties:
@@ -181,7 +188,7 @@ def distinct(node: n.Distinct, analysis: Analysis, streaming_keeps_order: bool) 
     names = n.output_names(node.children[0])
     columns = [Expr.column(name) for name in names]
     if not columns:
-        return Properties()
+        return analysis.nothing_known()
     permutation = props.ordered_permutation(columns)
     if not (streaming_keeps_order and permutation.indices):
         props = props.without_orderings()
@@ -202,11 +209,12 @@ def join(node: n.Join, analysis: Analysis) -> Properties:
         classes=left.classes + right.classes,
         not_null=left.not_null | right.not_null,
         types={**left.types, **right.types},
+        arithmetic=analysis.semantics.arithmetic,
     )
     if node.kind in ("inner", "cross"):
         evidence = query_evidence(analysis, "JOIN ON", node.span)
         for left_key, right_key in node.equalities:
-            props = props.with_equality(left_key, right_key, [evidence])
+            props = equality(props, left_key, right_key, [evidence], analysis.semantics)
             props = props.with_not_null([left_key, right_key])
     return props
 
@@ -217,20 +225,24 @@ def _null_filled(props: Properties) -> Properties:
     return replace(props, constants={}, not_null=frozenset(), orderings=(), unique_keys=())
 
 
-def set_operation(node: n.SetOp, analysis: Analysis, keeps_order: Callable[[n.SetOp], bool]) -> Properties:
+def set_operation(
+    node: n.SetOp, analysis: Analysis, keeps_order: Callable[[n.SetOp], bool], per_partition: bool = False
+) -> Properties:
     """UNION / INTERSECT / EXCEPT: what every branch guarantees about its columns (the first
     branch's for INTERSECT and EXCEPT, which return its rows). `keeps_order(node)`: whether
-    the engine emits the branches' common ordering."""
+    the engine emits the branches' common ordering - inside each partition only, with
+    `per_partition` (the branches' partitions side by side)."""
     columns = [Expr.column(name) for name in node.columns]
     branches = []
     for child in node.children:
         names = n.output_names(child)
         if len(names) != len(columns):
-            return Properties()
+            return analysis.nothing_known()
         mapping = [(Expr.column(name), column) for name, column in zip(names, columns)]
-        branches.append(analysis.of(child).project(mapping))
+        branch = analysis.of(child).project(mapping)
+        branches.append(branch.in_each_partition() if per_partition else branch)
     if node.kind == "union":
-        props = Properties.union(branches)
+        props = Properties.union(branches, per_partition)
     else:  # INTERSECT / EXCEPT return rows of the first branch
         props = branches[0]
     if not keeps_order(node):
@@ -241,11 +253,16 @@ def set_operation(node: n.SetOp, analysis: Analysis, keeps_order: Callable[[n.Se
 
 
 def ranked(
-    props: Properties, function: n.WindowFunction, partition_keys: list[SortKey], evidence: list[Evidence]
+    props: Properties,
+    function: n.WindowFunction,
+    partition_keys: list[SortKey],
+    evidence: list[Evidence],
+    partitioned_by: Iterable[Expr] | None = None,
 ) -> Properties:
     """row_number/rank/dense_rank computed over rows that arrive in the window's order: the
-    rank grows with it (inside each partition), and `rank_facts` hold."""
-    props = props.with_ordering([*partition_keys, SortKey(function.expr, SortOptions())], evidence)
+    rank grows with it (inside each partition), and `rank_facts` hold. `partitioned_by`: the
+    rows come so only inside each physical partition of these keys."""
+    props = props.with_ordering([*partition_keys, SortKey(function.expr, SortOptions())], evidence, partitioned_by)
     return rank_facts(props, function, evidence, [k.expr for k in partition_keys])
 
 

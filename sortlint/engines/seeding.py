@@ -16,18 +16,19 @@ from sortlint.config import Source
 from sortlint.engines.analysis import Analysis
 from sortlint.ordering import Evidence, Expr, Properties, SortKey, SortOptions
 from sortlint.ordering.expressions import column_node
-from sortlint.plan.dialect import sql_dialect
+from sortlint.ordering.types import Arithmetic
 from sortlint.plan import nodes as n
+from sortlint.plan.dialect import sql_dialect
 
 
 def scan(node: n.Scan, analysis: Analysis) -> Properties:
     source = analysis.config.source(node.table)
     if source is None:
-        return Properties()
-    return seed(source, node.alias)
+        return analysis.nothing_known()
+    return seed(source, node.alias, analysis.semantics.arithmetic)
 
 
-def seed(source: Source, alias: str) -> Properties:
+def seed(source: Source, alias: str, arithmetic: Arithmetic = Arithmetic()) -> Properties:
     """The catalog's declarations about a table, over columns qualified by `alias`."""
 
     def column(name: str) -> Expr:
@@ -38,6 +39,7 @@ def seed(source: Source, alias: str) -> Properties:
     props = Properties(
         types={column(c.name): c.type for c in source.columns if c.type},
         not_null=frozenset(column(c.name) for c in source.columns if not c.nullable),
+        arithmetic=arithmetic,
     )
     for name, value in source.constants:
         evidence = Evidence(

@@ -42,12 +42,15 @@ from functools import partial
 from sqlglot import exp
 
 from sortlint.config import Source
+from sortlint.config.model import SparkSettings
 from sortlint.engines import operators, seeding
 from sortlint.engines.analysis import (
     AggregateStrategy, Analysis, Delivered, Engine, SortFate, Transfer,
 )
-from sortlint.ordering import Evidence, Expr, Ordering, Properties, SortKey, SortOptions
+from sortlint.engines.comparisons import Semantics, Side
+from sortlint.ordering import Evidence, Expr, Ordering, Properties, SortKey, SortOptions, types
 from sortlint.ordering.monotonicity import FLOATING, NON_DETERMINISTIC
+from sortlint.ordering.types import SqlType
 from sortlint.plan import nodes as n
 from sortlint.plan.aggregates import unwrap
 
@@ -63,8 +66,8 @@ ASCENDING = SortOptions.spark()
 def scan(node: n.Scan, analysis: Analysis) -> Properties:
     source = analysis.config.source(node.table)
     if source is None:
-        return Properties()
-    return seeding.seed(known_to_spark(source), node.alias)
+        return analysis.nothing_known()
+    return seeding.seed(known_to_spark(source), node.alias, analysis.semantics.arithmetic)
 
 
 def known_to_spark(source: Source) -> Source:
@@ -167,7 +170,7 @@ def _reported(node: n.Node, analysis: Analysis) -> Reported:
             return Reported(keys, "global", frozenset(k.expr for k in keys), evidence)
         return Reported(keys, "partition", child().clustered_by, evidence)
     if isinstance(node, n.Window):
-        specs = _window_specs(node)
+        specs = _window_specs(node, analysis)
         if len(specs) != 1:
             return Reported()  # Spark stacks them as it chooses
         (partition, order, function), = specs
@@ -210,11 +213,11 @@ def _renamed(inner: Reported, mapping: list[tuple[Expr, Expr]]) -> Reported:
     return Reported(tuple(keys), inner.scope, clustered, inner.evidence if keys else frozenset())
 
 
-def _window_specs(node: n.Window) -> list[tuple[tuple[Expr, ...], Ordering, n.WindowFunction]]:
-    """The distinct (PARTITION BY, ORDER BY) specifications of a SELECT's windows: Spark runs
-    one Window operator, with its own shuffle and sort, per specification."""
+def _window_specs(node: n.Window, analysis: Analysis) -> list[tuple[tuple[Expr, ...], Ordering, n.WindowFunction]]:
+    """The distinct (PARTITION BY, ORDER BY) specifications of a SELECT's windows whose value
+    is read: Spark runs one Window operator, with its own shuffle and sort, per specification."""
     specs: dict[tuple, tuple[tuple[Expr, ...], Ordering, n.WindowFunction]] = {}
-    for function in node.functions:
+    for function in analysis.computed(node):
         partition = tuple(key.expr for key in function.partition_by)
         order = tuple(SortKey(item.expr, item.options) for item in function.order_by)
         specs.setdefault((partition, order), (partition, order, function))
@@ -409,7 +412,11 @@ def window(node: n.Window, analysis: Analysis) -> Properties:
     the order left is the last one's, and with several specifications which one runs last
     is Spark's choice: then no order is known, only the functions' own facts."""
     props = operators.input_of(node, analysis)
-    specs = _window_specs(node)
+    specs = _window_specs(node, analysis)
+    if not specs:
+        # No function's value is read: Spark prunes them all. Nothing is concluded from
+        # whether the operator and its sort are gone.
+        return props.without_orderings()
     if not any(_fits(reported(node.children[0], analysis), partition, order) for partition, order, _ in specs):
         analysis.resorting_windows.add(id(node))
     if len(specs) == 1:
@@ -424,7 +431,7 @@ def window(node: n.Window, analysis: Analysis) -> Properties:
             props = props.without_orderings()
     else:
         props = props.without_orderings()
-    for function in node.functions:
+    for function in analysis.computed(node):
         if not (function.ranking and function.order_by):
             continue
         evidence = operators.query_evidence(analysis, "window ORDER BY", function.order_span or function.span)
@@ -467,3 +474,83 @@ TRANSFER: dict[type, Transfer] = {
 }
 
 ENGINE = Engine(TRANSFER, prepare)
+
+# --- comparisons and arithmetic ----------------------------------------------------------
+#
+# How Spark types the two sides of `a = b` (`TypeCoercion` / `AnsiTypeCoercion`: PromoteStrings,
+# DecimalPrecision, findTightestCommonType), measured on Spark 4.3's analyzed plans in
+# tests/engines/test_spark_facts.py and tests/engines/test_coercion_facts.py:
+#
+# * numbers: the wider integer; an integer and a decimal as the decimal both fit in (a literal
+#   as the decimal of its digits, a column as decimal(10,0) for an int); any float or double
+#   makes both doubles;
+# * a string and a number: with ANSI mode both become bigints (an integer) or doubles; without
+#   it, the string becomes the number's type - either way the string side is cast, so
+#   `sn = 1` holds for '1', '01' and ' 1' (without ANSI mode an integer and a float are
+#   compared as floats; a decimal's rules against a string are not modelled: no fact);
+# * a string and a date, timestamp or boolean: the string is cast to that type;
+# * a date and a timestamp: the date becomes the timestamp at its midnight; a timestamp_ntz
+#   and a timestamp: the timestamp_ntz is cast.
+
+
+def comparison(left: Side, right: Side, ansi: bool) -> tuple[SqlType, SqlType] | None:
+    """The types Spark compares `left` and `right` as."""
+    a, b = left.type, right.type
+    if a is None or b is None:
+        return None
+    if a == b:
+        return a, b
+    if b.family == "string":
+        found = comparison(right, left, ansi)
+        return (found[1], found[0]) if found is not None else None
+    if a.family == "string":
+        if b.family == "integer":
+            common = types.BIGINT if ansi else b
+        elif b.family == "floating":
+            common = types.DOUBLE if ansi else b
+        elif b.family == "decimal" and ansi:
+            common = types.DOUBLE
+        elif b.family in ("date", "timestamp", "timestamp_ntz", "boolean"):
+            common = b
+        else:
+            return None  # without ANSI mode a decimal's rules are not modelled: no fact
+        return common, common
+    shared = _common_type(left, right, ansi)
+    return (shared, shared) if shared is not None else None
+
+
+def _common_type(left: Side, right: Side, ansi: bool) -> SqlType | None:
+    a, b = left.type, right.type
+    assert a is not None and b is not None
+    kinds = {a.family, b.family}
+    if kinds == {"integer"}:
+        return a if a.bits >= b.bits else b
+    if kinds <= {"integer", "decimal"}:
+        da, db = _decimal_side(left), _decimal_side(right)
+        return types.wider_decimal(da, db) if da is not None and db is not None else None
+    if kinds == {"integer", "floating"} and not ansi:
+        return a if a.family == "floating" else b  # a float stays a float
+    if kinds <= {"integer", "decimal", "floating"}:
+        return types.DOUBLE
+    if kinds == {"date", "timestamp"} or kinds == {"timestamp", "timestamp_ntz"}:
+        return types.TIMESTAMP
+    if kinds == {"date", "timestamp_ntz"}:
+        return b if b.family == "timestamp_ntz" else a
+    return None
+
+
+def _decimal_side(side: Side) -> SqlType | None:
+    """The decimal Spark reads a side of a decimal comparison as: an integer literal as the
+    decimal of its digits, an integer column as the decimal its type needs."""
+    value = side.integer_value()
+    if value is not None and side.type is not None and side.type.family == "integer":
+        return types.decimal(max(len(str(abs(value))), 1))
+    return types.as_decimal(side.type) if side.type is not None else None
+
+
+def semantics(settings: SparkSettings) -> Semantics:
+    """Spark's arithmetic and comparisons under the session's settings: with ANSI mode
+    (`spark.sql.ansi.enabled`, on by default since 4.0) an integer or decimal overflow fails
+    the query; without it integers wrap around and decimals turn NULL."""
+    arithmetic = types.Arithmetic(overflow="error" if settings.ansi else "wrap")
+    return Semantics(arithmetic, partial(comparison, ansi=settings.ansi))

@@ -18,7 +18,7 @@ from typing import Protocol
 from sortlint.config import Config
 from sortlint.diagnostics import Finding
 from sortlint.errors import InternalError, UserError, from_recursion
-from sortlint.linter.lint import lint_statement
+from sortlint.linter.lint import analyse_statement, lint_statement, output_types
 from sortlint.linter.rules import CODES
 from sortlint.linter.suppression import noqa_comments, unknown_codes, unsilenced
 from sortlint.plan.nodes import Opaque, Span
@@ -73,7 +73,9 @@ def analyse_file(
         if keep_plans:
             result.statements.append(statement)
         try:
-            result.findings.extend(lint_statement(unit, statement.root, config))
+            analysis = analyse_statement(unit, statement.root, config)
+            statement.output_types = output_types(statement, analysis)
+            result.findings.extend(lint_statement(unit, statement.root, config, analysis))
         except Exception as error:  # a rule's bug: reported, the other statements are linted
             if from_recursion(error):
                 result.errors.append(too_deeply_nested(unit, config.dialect))

@@ -6,14 +6,16 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from sortlint.config import Config
-from sortlint.diagnostics import Applicability, Finding
 from sortlint.config.model import Location
+from sortlint.diagnostics import Applicability, Finding
 from sortlint.engines import Analysis, Place, analyse
 from sortlint.linter.context import Context
 from sortlint.linter.rules import RULES
+from sortlint.ordering import Expr
 from sortlint.plan import nodes as n
 
 if TYPE_CHECKING:
+    from sortlint.plan.statement import Statement
     from sortlint.units import Unit
 
 
@@ -30,8 +32,8 @@ def analyse_statement(unit: Unit, root: n.Node, config: Config) -> Analysis:
     return analyse(root, config, place_of)
 
 
-def lint_statement(unit: Unit, root: n.Node, config: Config) -> list[Finding]:
-    context = Context(unit, root, analyse_statement(unit, root, config))
+def lint_statement(unit: Unit, root: n.Node, config: Config, analysis: Analysis | None = None) -> list[Finding]:
+    context = Context(unit, root, analysis or analyse_statement(unit, root, config))
     rules = [rule for rule in RULES if config.rule_enabled(rule.code)]
     found: dict[tuple, Finding] = {}
     for node in own_nodes(root, unit):
@@ -54,6 +56,12 @@ def lint_statement(unit: Unit, root: n.Node, config: Config) -> list[Finding]:
             for key, f in found.items()
         }
     return sorted(found.values(), key=lambda f: f.sort_key)
+
+
+def output_types(statement: Statement, analysis: Analysis) -> tuple[str | None, ...]:
+    """The type of each output column of the statement, None where it is not known."""
+    props = analysis.of(statement.root)
+    return tuple(props.type_of(Expr.column(name)) for name in statement.outputs)
 
 
 def own_nodes(root: n.Node, unit: Unit | None = None):

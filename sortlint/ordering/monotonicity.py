@@ -5,8 +5,12 @@ to the sort property of the expression. Only what is exactly true is listed; eve
 else is unordered. "Ordered" means non-decreasing in the given direction with nulls where
 the operand had them: every function here maps null to null and a non-null to a non-null.
 
-Arithmetic assumes it does not overflow: with Spark's ANSI mode (the default since 4.0)
-an overflow fails the query instead of wrapping around.
+Arithmetic keeps an order only while it cannot overflow and wrap around. Whether it can
+is the engine's (`Arithmetic.overflow`): with Spark's ANSI mode (the default since 4.0) an
+overflow fails the query, so `x + 1` keeps the order of every row it returns; without it,
+and in DataFusion, integers wrap, so `x + 1` keeps order only when its result type is wider
+than any value it can reach (`fits`: DataFusion computes an int plus the bigint literal 1
+as a bigint, which never wraps; a bigint plus 1 can).
 
 Floating-point values may be NaN or infinite. Spark sorts NaN above every number, keeps it
 NaN through negation, floors it to 0 and gets it from `inf + -inf`; so the rules that
@@ -15,7 +19,6 @@ reverse an order, floor it, or add two ordered values ask for operands known to 
 
 from __future__ import annotations
 
-import re
 from typing import TypeGuard
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -24,6 +27,7 @@ from sqlglot import exp
 
 from sortlint.ordering.expressions import literal_number, literal_sign
 from sortlint.ordering.sort import SortOptions
+from sortlint.ordering.types import Arithmetic, decimal, exact_cast, sql_type
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,38 +56,25 @@ SINGLETON = SortProperty(singleton=True)
 
 # --- types -------------------------------------------------------------------------
 
-INTEGER_DIGITS = {"tinyint": 3, "byte": 3, "smallint": 5, "short": 5, "int": 10,
-                  "integer": 10, "bigint": 19, "long": 19}
-FLOATING = {"float", "real", "double", "double precision"}
-# A decimal of unknown precision and scale. Any decimal casts to it without overflow, so
-# a cast from it counts as monotonic only to itself or to double.
-SOME_DECIMAL = "decimal(38, 0)"
 # Units of a fixed length: Spark adds a day-time interval to a timestamp as a number of
 # microseconds. A year-month interval moves the calendar date and clamps the day of the
 # month, so Jan 30 23:00 and Jan 31 10:00 both land on Feb 29, in the wrong order.
 FIXED_LENGTH_UNITS = {"WEEK", "DAY", "HOUR", "MINUTE", "SECOND", "MILLISECOND", "MICROSECOND"}
-_DECIMAL = re.compile(r"(?:decimal|numeric|dec)\s*(?:\(\s*(\d+)\s*(?:,\s*(\d+)\s*)?\))?$")
+FLOATING = {"float", "real", "double", "double precision"}
 
 
 def is_integer(t: str | None) -> TypeGuard[str]:
-    return t in INTEGER_DIGITS
+    found = sql_type(t)
+    return found is not None and found.family == "integer"
 
 
 def is_numeric(t: str | None) -> bool:
-    return t is not None and (t in INTEGER_DIGITS or t in FLOATING or bool(_DECIMAL.match(t)))
+    found = sql_type(t)
+    return found is not None and found.family in ("integer", "decimal", "floating")
 
 
 def is_temporal(t: str | None) -> bool:
     return t is not None and (t == "date" or t.startswith("timestamp"))
-
-
-def _decimal_integer_digits(t: str) -> int | None:
-    match = _DECIMAL.match(t)
-    if not match:
-        return None
-    precision = int(match.group(1) or 10)
-    scale = int(match.group(2) or 0)
-    return precision - scale
 
 
 def is_monotonic_cast(source: str | None, target: str) -> bool:
@@ -92,14 +83,14 @@ def is_monotonic_cast(source: str | None, target: str) -> bool:
         return False
     if source == target:
         return True
-    if is_integer(source) and is_integer(target):
-        return INTEGER_DIGITS[target] >= INTEGER_DIGITS[source]
-    if is_numeric(source) and target in ("double", "double precision"):
-        return True
-    if source in ("float", "real") and target in FLOATING:
-        return True
-    if is_integer(source) and (digits := _decimal_integer_digits(target)) is not None:
-        return digits >= INTEGER_DIGITS[source]
+    a, b = sql_type(source), sql_type(target)
+    if a is not None and b is not None:
+        if exact_cast(a, b):
+            return True
+        if a.family in ("integer", "decimal") and b.family == "floating" and b.bits == 53:
+            return True  # rounds, never reorders
+        if a.family == "integer" and b.family == "decimal":
+            return b.integer_digits >= a.integer_digits
     # date -> timestamp is exact; timestamp -> date truncates (non-decreasing).
     return is_temporal(source) and is_temporal(target)
 
@@ -108,28 +99,13 @@ def type_name(data_type: exp.Expression) -> str:
     return data_type.sql(dialect="spark").lower()
 
 
-def _literal_type(text: str) -> str:
-    if not re.fullmatch(r"\d+", text):
-        return "decimal(38,18)"
-    return "int" if int(text) < 2**31 else "bigint" if int(text) < 2**63 else SOME_DECIMAL
-
-
-def _arithmetic_type(left: str | None, right: str | None) -> str | None:
-    """Spark's result type of `+`, `-`, `*` on numbers: the wider integer, else a decimal
-    or a double. Never narrower than an operand, so a later cast is judged on the truth."""
-    if not (is_numeric(left) and is_numeric(right)):
-        return None
-    if left in FLOATING or right in FLOATING:
-        return "double"
-    if is_integer(left) and is_integer(right):
-        return max(left, right, key=INTEGER_DIGITS.__getitem__)
-    return SOME_DECIMAL
-
-
-def infer_type(node: exp.Expression, type_of: Callable[[exp.Expression], "str | None"]) -> str | None:
+def infer_type(
+    node: exp.Expression, type_of: Callable[[exp.Expression], "str | None"], arithmetic: Arithmetic
+) -> str | None:
     """The result type of `node` where it matters for monotonicity, else None."""
     if isinstance(node, exp.Literal):
-        return "string" if node.is_string else _literal_type(node.this)
+        found = arithmetic.literal_type(node)
+        return found.name if found is not None else None
     if isinstance(node, exp.Interval):
         return "interval"
     if isinstance(node, exp.Boolean):
@@ -140,24 +116,71 @@ def infer_type(node: exp.Expression, type_of: Callable[[exp.Expression], "str | 
         return "timestamp"
     if isinstance(node, (exp.DateTrunc, exp.TsOrDsToDate, exp.TsOrDsAdd, exp.DateAdd, exp.DateSub)):
         return "date"
-    if isinstance(node, (exp.Year, exp.Count, exp.RowNumber, exp.Rank, exp.DenseRank)):
-        return "bigint" if not isinstance(node, exp.Year) else "int"
+    if isinstance(node, (exp.Count, exp.RowNumber, exp.Rank, exp.DenseRank)):
+        return "bigint"
+    if isinstance(node, exp.Year):
+        return "int"
+    if isinstance(node, (exp.Min, exp.Max, exp.AnyValue, exp.First, exp.Last)):
+        return type_of(node.this)
     if isinstance(node, (exp.Floor, exp.Ceil)):
-        operand = type_of(node.this)
-        if not is_numeric(operand):
+        operand = sql_type(type_of(node.this))
+        if operand is None or operand.family not in ("integer", "decimal", "floating"):
             return None
         # floor(decimal(p, s)) is a decimal(p - s + 1, 0); of anything else, a bigint.
-        return "bigint" if is_integer(operand) or operand in FLOATING else SOME_DECIMAL
+        if operand.family == "decimal":
+            return decimal(min(operand.integer_digits + 1, 38)).name
+        return "bigint"
     if isinstance(node, exp.Neg):
         return type_of(node.this)
-    if isinstance(node, (exp.Add, exp.Sub, exp.Mul)):
+    if isinstance(node, (exp.Add, exp.Sub, exp.Mul, exp.Div)):
         left, right = type_of(node.this), type_of(node.expression)
-        if is_temporal(left) and right in ("interval", "int") and not isinstance(node, exp.Mul):
+        if is_temporal(left) and right in ("interval", "int") and isinstance(node, (exp.Add, exp.Sub)):
             return left
-        return _arithmetic_type(left, right)
-    if isinstance(node, exp.Div):
-        return "double"
+        a, b = sql_type(left), sql_type(right)
+        if a is None or b is None:
+            return None
+        found = arithmetic.result_type(node, a, b)
+        return found.name if found is not None else None
     return None
+
+
+def fits(node: exp.Expression, type_of: Callable[[exp.Expression], "str | None"]) -> bool:
+    """Whether every value of a numeric expression fits its result type: `c + 1` over an int
+    column computed as a bigint does, over a bigint column it does not (it can wrap). A
+    double does (it overflows to infinity, in order); a decimal does when its type is known
+    (its precision was not cut to 38 digits)."""
+    result = sql_type(type_of(node))
+    if result is None or result.family != "integer":
+        return result is not None and result.family in ("floating", "decimal")
+    bound = _magnitude(node, type_of)
+    return bound is not None and bound <= 2**result.bits - 1
+
+
+def _magnitude(node: exp.Expression, type_of: Callable[[exp.Expression], "str | None"]) -> int | None:
+    """A bound on the absolute value of an integer expression, from its operands' types."""
+    value = literal_number(node)
+    if value is not None:
+        return abs(int(value)) if value == int(value) else None
+    if isinstance(node, exp.Neg):
+        return _magnitude(node.this, type_of)
+    if isinstance(node, (exp.Add, exp.Sub, exp.Mul)):
+        left, right = _magnitude(node.this, type_of), _magnitude(node.expression, type_of)
+        if left is None or right is None:
+            return None
+        return left * right if isinstance(node, exp.Mul) else left + right
+    if isinstance(node, exp.Div):
+        dividend, divisor = _magnitude(node.this, type_of), literal_number(node.expression)
+        if dividend is None or divisor is None or abs(divisor) < 1:
+            return None
+        return -(-dividend // int(abs(divisor)))
+    own = sql_type(type_of(node))
+    if own is None or own.family != "integer":
+        return None
+    if isinstance(node, (exp.Cast, exp.TryCast)) and is_integer(type_of(node.this)):
+        inner = _magnitude(node.this, type_of)
+        if inner is not None:
+            return min(inner, 2**own.bits)
+    return 2**own.bits
 
 
 # --- the table ----------------------------------------------------------------------
@@ -348,6 +371,17 @@ MONOTONIC: dict[type[exp.Expression], Rule] = {
     exp.DateSub: _shift_days,
 }
 
+# The arithmetic operators, whose result can overflow.
+ARITHMETIC = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Neg)
+
+
+def _numeric_arithmetic(node: exp.Expression, type_of: Callable[[exp.Expression], "str | None"]) -> bool:
+    if not isinstance(node, ARITHMETIC):
+        return False
+    operands = [node.this] if isinstance(node, exp.Neg) else [node.this, node.expression]
+    return all(is_numeric(type_of(operand)) for operand in operands)
+
+
 # Functions whose value on constant operands is itself constant. Anything unknown
 # (user functions, rand(), uuid(), aggregates, windows) is not.
 NON_DETERMINISTIC = (exp.Rand, exp.Randn, exp.Uuid, exp.AggFunc, exp.Window, exp.Anonymous,
@@ -359,11 +393,16 @@ NULL_PRESERVING = tuple(MONOTONIC) + (exp.Abs, exp.Upper, exp.Lower, exp.Concat)
 
 
 def preserves_non_null(
-    node: exp.Expression, type_of: Callable[[exp.Expression], "str | None"]
+    node: exp.Expression,
+    type_of: Callable[[exp.Expression], "str | None"],
+    arithmetic: Arithmetic = Arithmetic(),
 ) -> bool:
     """Whether non-null operands always give a non-null result. A cast or a parse that
     can fail cannot promise it: TRY_CAST('abc' AS INT), and CAST outside ANSI mode, are
-    NULL; a widening cast never fails."""
+    NULL; a widening cast never fails. Where overflow does not fail the query, a division
+    (by zero) or a decimal result that does not fit is NULL."""
+    if arithmetic.overflow == "wrap" and _numeric_arithmetic(node, type_of):
+        return not isinstance(node, exp.Div) and fits(node, type_of)
     if isinstance(node, (exp.Cast, exp.TryCast)):
         return is_monotonic_cast(type_of(node.this), type_name(node.args["to"]))
     if isinstance(node, exp.TsOrDsToDate):
@@ -371,6 +410,19 @@ def preserves_non_null(
     return isinstance(node, NULL_PRESERVING)
 
 
-def monotonic_property(node: exp.Expression, analyse: Analyse) -> SortProperty:
+def monotonic_property(
+    node: exp.Expression,
+    analyse: Analyse,
+    arithmetic: Arithmetic = Arithmetic(),
+    type_of: Callable[[exp.Expression], "str | None"] | None = None,
+) -> SortProperty:
+    """How `node` is ordered, from how its operands are (`analyse`). Where the engine's
+    arithmetic wraps around on overflow, `+ - * /` and negation keep an order only when
+    every value they can reach fits their result type (`type_of` gives the types)."""
     rule = MONOTONIC.get(type(node))
-    return rule(node, analyse) if rule else UNORDERED
+    if rule is None:
+        return UNORDERED
+    if arithmetic.overflow == "wrap" and type_of is not None and _numeric_arithmetic(node, type_of):
+        if not fits(node, type_of):
+            return UNORDERED
+    return rule(node, analyse)

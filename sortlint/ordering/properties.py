@@ -9,7 +9,9 @@ A `Properties` value holds what is known about the rows flowing out of a plan no
   another begins with;
 * partition orderings - orderings that hold only inside each physical partition, where
   rows sharing the `partitioned_by` values share a partition (with no such columns known,
-  no group of rows is known to share one, and the ordering serves no requirement);
+  no group of rows is known to share one: the ordering serves only an operator that runs on
+  each partition on its own, such as DataFusion's sorts, aggregates and windows, whose
+  queries ask with `per_partition=True`);
 * unique keys - sets of expressions no two rows agree on (nulls compared as equal, as
   GROUP BY and DISTINCT compare them; a SQL UNIQUE constraint lets rows with a NULL in
   the key repeat, so it counts only once its expressions are known not null);
@@ -44,6 +46,7 @@ from sortlint.ordering.monotonicity import (
     preserves_non_null,
 )
 from sortlint.ordering.sort import Evidence, Ordering, SortKey, SortOptions
+from sortlint.ordering.types import Arithmetic
 
 NO_EVIDENCE: frozenset[Evidence] = frozenset()
 
@@ -129,6 +132,7 @@ class Properties:
     unique_keys: tuple[UniqueKey, ...] = ()
     not_null: frozenset[Expr] = frozenset()
     types: Mapping[Expr, str] = field(default_factory=dict)
+    arithmetic: Arithmetic = Arithmetic()  # how the engine computes, for types and overflow
 
     # --- lookups -------------------------------------------------------------------
 
@@ -215,7 +219,7 @@ class Properties:
             return False
         if isinstance(node, exp.Coalesce):
             return all(self.nullable(operand) for operand in expr.children)
-        if expr.children and preserves_non_null(node, lambda n: self.type_of(Expr.of(n))):
+        if expr.children and preserves_non_null(node, self._type_of_node, self.arithmetic):
             return any(self.nullable(operand) for operand in expr.children)
         return True
 
@@ -230,7 +234,10 @@ class Properties:
                     return self.types[member]
         if expr.is_column:
             return None
-        return infer_type(expr.node, lambda node: self.type_of(Expr.of(node)))
+        return infer_type(expr.node, self._type_of_node, self.arithmetic)
+
+    def _type_of_node(self, node: exp.Expression) -> str | None:
+        return self.type_of(Expr.of(node))
 
     # --- queries -------------------------------------------------------------------
 
@@ -278,16 +285,18 @@ class Properties:
         return None
 
     def satisfaction(
-        self, requirement: Sequence[SortKey], within: Iterable[Expr] = ()
+        self, requirement: Sequence[SortKey], within: Iterable[Expr] = (), per_partition: bool = False
     ) -> Satisfaction:
         """How many leading keys of `requirement` the rows already satisfy.
 
         With `within`, the requirement is per group of rows sharing those expressions'
         values (a window's or an aggregate's partition): orderings that hold per
-        physical partition count too when the group lies inside one partition.
+        physical partition count too when the group lies inside one partition. With
+        `per_partition`, the requirement is inside each physical partition, whatever the
+        partitioning: every partition ordering counts.
         """
         verdicts = self.normalize(requirement)
-        group = _Group(self, within)
+        group = _Group(self, within, per_partition)
         evidence: set[Evidence] = set(group.evidence)
         satisfied = 0
         for verdict in verdicts:
@@ -301,8 +310,10 @@ class Properties:
             satisfied += 1
         return Satisfaction(verdicts, satisfied, frozenset(evidence))
 
-    def satisfies(self, requirement: Sequence[SortKey], within: Iterable[Expr] = ()) -> bool:
-        return self.satisfaction(requirement, within).complete
+    def satisfies(
+        self, requirement: Sequence[SortKey], within: Iterable[Expr] = (), per_partition: bool = False
+    ) -> bool:
+        return self.satisfaction(requirement, within, per_partition).complete
 
     def satisfied_prefix(self, requirement: Sequence[SortKey]) -> int:
         return self.satisfaction(requirement).satisfied
@@ -320,7 +331,7 @@ class Properties:
         return _Group(self).property(normalized)[0]
 
     def ordered_permutation(
-        self, exprs: Sequence[Expr], within: Iterable[Expr] = ()
+        self, exprs: Sequence[Expr], within: Iterable[Expr] = (), per_partition: bool = False
     ) -> Permutation:
         """DataFusion's `find_longest_permutation` over grouping expressions.
 
@@ -328,7 +339,7 @@ class Properties:
         already taken, until none is: all of them means a streaming aggregate, some a
         partially ordered one, none a hash aggregate.
         """
-        group = _Group(self, within)
+        group = _Group(self, within, per_partition)
         evidence: set[Evidence] = set(group.evidence)
         normalized = [self.normalize_expr(e) for e in exprs]
         remaining = list(range(len(exprs)))
@@ -430,6 +441,18 @@ class Properties:
     def without_orderings(self) -> Properties:
         return replace(self, orderings=())
 
+    def global_orderings_only(self) -> Properties:
+        """Without the orderings that hold only inside partitions (the rows of several
+        partitions gathered into one, in no order)."""
+        return replace(self, orderings=tuple(f for f in self.orderings if f.partitioned_by is None))
+
+    def in_each_partition(self) -> Properties:
+        """Every ordering as one that holds inside each of partitions nothing is known about
+        (the rows split up, each part keeping its order: DataFusion's file groups, the
+        branches of a UNION ALL)."""
+        orderings = tuple(replace(f, partitioned_by=frozenset()) for f in self.orderings)
+        return replace(self, orderings=succinct(orderings))
+
     def project(self, mapping: Sequence[tuple[Expr, Expr]]) -> Properties:
         """The properties of a projection: `mapping` pairs each input expression with
         the output column that carries it (`SELECT source AS output`).
@@ -467,6 +490,7 @@ class Properties:
         result = Properties(
             types={o: t for s, o in mapping if (t := self.type_of(s)) is not None},
             not_null=frozenset(o for s, o in mapping if not self.nullable(s)),
+            arithmetic=self.arithmetic,
         )
         for source, outputs in sources.items():
             constant, why = self.is_constant(source)
@@ -494,18 +518,30 @@ class Properties:
             if keys:
                 partitioned_by = None
                 if fact.partitioned_by is not None:
+                    # Still ordered inside each partition; which rows share one is known
+                    # only while every partitioning expression is carried.
                     partition = [carried(e) for e in fact.partitioned_by]
-                    if any(e is None for e in partition):
-                        continue
                     partitioned_by = frozenset(e for e in partition if e is not None)
+                    if len(partitioned_by) < len(partition):
+                        partitioned_by = frozenset()
                 orderings.append(OrderingFact(keys, fact.evidence, partitioned_by))
-        group = _Group(self)
-        for source, outputs in sources.items():
-            if source.is_column:
-                continue
-            prop, why = group.property(source)
-            if prop.options is not None:  # ordered
-                orderings.append(OrderingFact((SortKey(outputs[0], prop.options),), why))
+        # A computed output ordered like its inputs: globally, or inside each partition of
+        # a scope (from the orderings of that scope).
+        for scope in dict.fromkeys(fact.partitioned_by for fact in self.orderings):
+            partitioned_by = None
+            if scope is not None:
+                carried_scope = [carried(e) for e in scope]
+                partitioned_by = frozenset(e for e in carried_scope if e is not None)
+                if len(partitioned_by) < len(carried_scope):
+                    partitioned_by = frozenset()
+            facts = tuple(replace(f, partitioned_by=None) for f in self.orderings if f.partitioned_by == scope)
+            group = _Group(replace(self, orderings=facts))
+            for source, outputs in sources.items():
+                if source.is_column:
+                    continue
+                prop, why = group.property(source)
+                if prop.options is not None:  # ordered
+                    orderings.append(OrderingFact((SortKey(outputs[0], prop.options),), why, partitioned_by))
         unique_keys: list[UniqueKey] = []
         for key in self.unique_keys:
             members = [carried(e) for e in key.exprs]
@@ -523,7 +559,7 @@ class Properties:
         """Map an ordering's keys to outputs; where a key is lost, an output that is
         ordered once the earlier keys are fixed (a monotonic function of the lost key)
         may still extend it by one key."""
-        group = _Group(replace(self, orderings=(fact,)))
+        group = _Group(replace(self, orderings=(replace(fact, partitioned_by=None),)))
         keys: list[SortKey] = []
         for key in fact.keys:
             output = carried(key.expr)
@@ -540,20 +576,21 @@ class Properties:
         return tuple(keys)
 
     @staticmethod
-    def union(children: Sequence[Properties]) -> Properties:
+    def union(children: Sequence[Properties], per_partition: bool = False) -> Properties:
         """What holds on each input stream of a set operation, read column by column.
 
         Every child must already be projected onto the output columns. An ordering
         holds if it holds on every child; a child's constants can fill the gaps of
         another child's ordering (`[a, c]` with constant `b` and `[b, c]` with constant
         `a` both satisfy `[a, b, c]`). A constant survives only with the same known
-        value on every child: the rows of different children mix in the output.
+        value on every child: the rows of different children mix in the output. With
+        `per_partition`, orderings are compared inside each partition and hold there.
         """
         if not children:
             return Properties()
         result = children[0]
         for child in children[1:]:
-            result = _union_pair(result, child)
+            result = _union_pair(result, child, per_partition)
         return result
 
     def renormalized(self) -> Properties:
@@ -631,7 +668,7 @@ class Properties:
         return None
 
 
-def _union_pair(left: Properties, right: Properties) -> Properties:
+def _union_pair(left: Properties, right: Properties, per_partition: bool) -> Properties:
     candidates: list[Ordering] = []
     for first, second in ((left, right), (right, left)):
         for fact in first.orderings:
@@ -640,11 +677,13 @@ def _union_pair(left: Properties, right: Properties) -> Properties:
                 candidates.append(_merge_with_constants(fact.keys, other.keys, first, second))
     orderings: list[OrderingFact] = []
     for keys in candidates:
-        left_fit, right_fit = left.satisfaction(keys), right.satisfaction(keys)
+        left_fit = left.satisfaction(keys, per_partition=per_partition)
+        right_fit = right.satisfaction(keys, per_partition=per_partition)
         length = min(left_fit.satisfied, right_fit.satisfied)
         if length:
             evidence = left_fit.evidence | right_fit.evidence
-            orderings.append(OrderingFact(keys[:length], evidence))
+            scope = frozenset[Expr]() if per_partition else None
+            orderings.append(OrderingFact(keys[:length], evidence, scope))
     constants = {}
     for expr, constant in left.constants.items():
         same = right.constant(expr)
@@ -657,7 +696,7 @@ def _union_pair(left: Properties, right: Properties) -> Properties:
     types = {e: t for e, t in left.types.items() if right.types.get(e) == t}
     not_null = frozenset(e for e in left.not_null if not right.nullable(e))
     return replace(
-        Properties(constants=constants, types=types, not_null=not_null),
+        Properties(constants=constants, types=types, not_null=not_null, arithmetic=left.arithmetic),
         orderings=succinct(orderings),
     )
 
@@ -735,7 +774,7 @@ class _Group:
     satisfaction check costs the total length of the orderings plus one step per key.
     """
 
-    def __init__(self, props: Properties, within: Iterable[Expr] = ()) -> None:
+    def __init__(self, props: Properties, within: Iterable[Expr] = (), per_partition: bool = False) -> None:
         self.props = props
         self.fixed: set[Expr] = set()
         self.evidence: set[Evidence] = set()
@@ -743,7 +782,8 @@ class _Group:
         self.facts = [
             fact
             for fact in props.orderings
-            if fact.partitioned_by is None
+            if per_partition
+            or fact.partitioned_by is None
             or (
                 fact.partitioned_by
                 and all(e in within or props.is_constant(e)[0] for e in fact.partitioned_by)
@@ -807,5 +847,5 @@ class _Group:
             used.update(evidence)
             return prop, self.props.type_of(operand)
 
-        prop = monotonic_property(expr.node, analyse)
+        prop = monotonic_property(expr.node, analyse, self.props.arithmetic, self.props._type_of_node)
         return prop, frozenset(used) if prop is not UNORDERED else NO_EVIDENCE

@@ -36,6 +36,8 @@ class Statement:
     defines: tuple[str, str] | None = None  # ("view" | "table", name) for the caller to register
     error: UserError | None = None
     view: ViewDefinition | None = None  # what a CREATE VIEW defines (see Tables.register_view)
+    # The outputs' types, where the analysis knows them (set once the statement is analysed).
+    output_types: tuple[str | None, ...] = ()
 
 
 def build_statement(unit: Unit, tables: TableLookup, dialect: str, target: str) -> Statement:

@@ -1,11 +1,13 @@
 """Apply fixes to a file, proving each round before anything is written.
 
 A round applies every fixable finding whose edits do not overlap, then re-reads the new
-text: every statement must still parse, every statement's output columns (names, in
-order) must be what they were, the fixed findings must be gone, and no finding may
-appear that was not there before. A round that fails is retried one fix at a time; a fix
-that fails alone is dropped and reported with its reason. Rounds repeat until nothing
-fixable remains (at most `MAX_ROUNDS`, like ruff).
+text: every statement must still parse, every statement's output columns must keep their
+names (in order) and, where the analysis knows them, their types; a grouped SELECT may read
+no column it did not group by (Spark would refuse it); and the fixed findings must be gone.
+A finding that appears because of a fix (a sort made redundant by a dropped key) is no
+reason to drop it: the next round fixes it in turn. A round that fails is retried one fix
+at a time; a fix that fails alone is dropped and reported with its reason. Rounds repeat
+until nothing fixable remains (at most `MAX_ROUNDS`, like ruff).
 
 Files are written only once every file's fixes are proved (`write_fixes`).
 """
@@ -19,10 +21,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Generic, TypeVar
 
-from sortlint.diagnostics import Applicability, Finding, apply_edits
+from sortlint.diagnostics import Applicability, Edit, Finding, apply_edits
 from sortlint.errors import UserError
 from sortlint.files import WriteError, read_source, unwritable, write_atomically
 from sortlint.linter.analysis import FileAnalysis, StatementTables
+from sortlint.ordering.types import sql_type
+from sortlint.plan.grouping import ungrouped_columns
 
 MAX_ROUNDS = 10
 Tables = TypeVar("Tables", bound=StatementTables)  # what the file's statements saw
@@ -115,13 +119,15 @@ def _overlaps_taken(taken: list[tuple[int, int]], start: int, end: int) -> bool:
 
 def _try(current: FileAnalysis, batch: list[Finding], reanalyse: Reanalyse):
     """The new analysis and tables if the batch's fixes prove out, else why not."""
-    text = apply_edits(current.raw, [e for f in batch for e in f.fix.edits])
-    after, tables = reanalyse(text)
-    reason = proof_failure(current, after, batch)
+    edits = [e for f in batch for e in f.fix.edits]
+    after, tables = reanalyse(apply_edits(current.raw, edits))
+    reason = proof_failure(current, after, batch, edits)
     return (after, tables) if reason is None else reason
 
 
-def proof_failure(before: FileAnalysis, after: FileAnalysis, fixed: list[Finding]) -> str | None:
+def proof_failure(
+    before: FileAnalysis, after: FileAnalysis, fixed: list[Finding], edits: list[Edit]
+) -> str | None:
     if after.errors:
         return f"the fixed text does not parse: {after.errors[0]}"
     if len(after.statements) != len(before.statements):
@@ -129,15 +135,61 @@ def proof_failure(before: FileAnalysis, after: FileAnalysis, fixed: list[Finding
     for index, (old, new) in enumerate(zip(before.statements, after.statements), 1):
         if old.outputs != new.outputs:
             return f"statement {index}'s output columns would change from {list(old.outputs)} to {list(new.outputs)}"
-    # Findings are counted per statement and rule: their messages may change (a GROUP BY
-    # that lost a key is described by its new keys), their number may not grow.
+        for name, was, now in zip(old.outputs, old.output_types, new.output_types):
+            if not _same_type(was, now):
+                return f"statement {index}'s output column {name} would change type from {was} to {now or 'unknown'}"
+        ungrouped = Counter(ungrouped_columns(new.root)) - Counter(ungrouped_columns(old.root))
+        if ungrouped:
+            return f"statement {index} would read {', '.join(ungrouped)} without grouping by it"
+    # A fixed finding remains when its rule still fires in its statement as often as before
+    # the fix, and at the place it was (moved by the edits before it): other findings of the
+    # rule may shift onto an edit, and new ones may appear elsewhere.
     allowed = Counter(signatures(before, before.findings))
     allowed.subtract(signatures(before, fixed))
-    for key, count in Counter(signatures(after, after.findings)).items():
-        if count > allowed[key]:
-            statement, code = key
-            return f"the fix would leave or cause {code} in statement {statement + 1}"
+    counts = Counter(signatures(after, after.findings))
+    after_starts = _starts(after)
+    for finding, key in zip(fixed, signatures(before, fixed)):
+        if counts[key] > allowed[key]:
+            start = _moved(_offset(_line_starts(before.raw), finding.line, finding.column), edits)
+            if (finding.code, start) in after_starts:
+                return f"the fix would leave {finding.code} in statement {key[0] + 1}"
     return None
+
+
+def _same_type(before: str | None, after: str | None) -> bool:
+    """Whether an output keeps its type: nothing to keep when it was not known."""
+    if before is None:
+        return True
+    if after is None:
+        return False
+    a, b = sql_type(before), sql_type(after)
+    return a == b if a is not None and b is not None else before == after
+
+
+def _starts(analysis: FileAnalysis) -> set[tuple[str, int]]:
+    """(rule, offset where it starts) of every finding."""
+    lines = _line_starts(analysis.raw)
+    return {(f.code, _offset(lines, f.line, f.column)) for f in analysis.findings}
+
+
+def _line_starts(text: str) -> list[int]:
+    return [0] + [i + 1 for i, char in enumerate(text) if char == "\n"]
+
+
+def _offset(line_starts: list[int], line: int, column: int) -> int:
+    """The offset of a 1-based line and column."""
+    return line_starts[line - 1] + column - 1
+
+
+def _moved(offset: int, edits: list[Edit]) -> int:
+    """Where `offset` lands once the edits are applied (inside an edit: at its start)."""
+    shift = 0
+    for e in sorted(edits, key=lambda e: e.start):
+        if e.end <= offset and e.start < offset:
+            shift += len(e.content) - (e.end - e.start)
+        elif e.start <= offset < e.end:
+            return e.start + shift
+    return offset + shift
 
 
 def _places(analysis: FileAnalysis, findings: list[Finding]) -> list[tuple]:

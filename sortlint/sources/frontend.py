@@ -43,14 +43,18 @@ class FixContext(Protocol):
 
 @dataclass(frozen=True)
 class KeptColumn:
-    """What the output column of a dropped group key shows instead, as the rule decided:
-    nothing new when another key shows the same column (`duplicate`), the key's string
-    constant (`constant`, its SQL literal), the kept key it equals (`equal_to`, its index),
-    else any value of the group (the same in every row)."""
+    """What the output column of a dropped group key may show instead, as the rule decided,
+    each keeping the column's type and values: nothing new when another key shows the same
+    column (`duplicate`); the key's constant (`constant`, SQL text of a value of the key's
+    type); the kept key it equals and shares its type with (`equal_to`, its index); any
+    value of the group (`any_value`: the same in every row, and of a type whose grouping
+    shows the value as it is - not a float, whose -0.0 a GROUP BY shows as 0.0). A shape
+    takes the first it can write, and writes nothing when none is given."""
 
     duplicate: bool = False
     constant: str | None = None
     equal_to: int | None = None
+    any_value: bool = False
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ def test_explain_shows_plan_properties_modes_and_findings(tmp_path, monkeypatch,
     monkeypatch.chdir(tmp_path)
     (tmp_path / "sortlint.yml").write_text(CATALOG)
     (tmp_path / "q.sql").write_text(
-        "SELECT host, time, count(*) AS n\n"
+        "SELECT host, time, count(*) AS n, max(r) AS top\n"
         "FROM (SELECT host, time, rank() OVER (PARTITION BY host ORDER BY time) AS r FROM events WHERE level = 'x') w\n"
         "GROUP BY time, host\n"
         "ORDER BY host;\n"
@@ -26,9 +26,9 @@ q.sql:1: statement (target: spark)
     engine: Spark runs this sort: an exchange and a sort
     | ordering: [host ASC NULLS FIRST]
     | unique: (host, time)
-    Project [w.host AS host, w.time AS time, COUNT(*) AS n]  (line 1)
+    Project [w.host AS host, w.time AS time, COUNT(*) AS n, MAX(w.r) AS top]  (line 1)
       | unique: (host, time)
-      Aggregate keys=[w.time, w.host] aggregates=[COUNT(*)]  (line 3)
+      Aggregate keys=[w.time, w.host] aggregates=[COUNT(*), MAX(w.r)]  (line 3)
         mode: HashAggregate
         | unique: (w.host, w.time)
         >> SL101 aggregate-could-stream: GROUP BY input is already ordered by [w.host ASC NULLS FIRST, w.time ASC NULLS FIRST] (window (line 2)), but it runs as a hash aggregate: the keys must follow the input's order (GROUP BY host, time)
@@ -82,20 +82,20 @@ def test_explain_a_dbt_model_shows_the_rendered_statement(tmp_path, monkeypatch,
     assert capsys.readouterr().out == """\
 models/daily.sql:1: statement (target: spark)
   Write table shop.daily  (line 1)
-    | constants: day='2024-01-01'
+    | constants: day=CAST('2024-01-01' AS DATE)
     | ordering: [order_id ASC NULLS FIRST]
     | unique: (order_id)
     Sort ORDER BY [day ASC NULLS FIRST, order_id ASC NULLS FIRST]  (line 4)
       engine: Spark runs this sort: an exchange and a sort
-      | constants: day='2024-01-01'
+      | constants: day=CAST('2024-01-01' AS DATE)
       | ordering: [order_id ASC NULLS FIRST]
       | unique: (order_id)
       >> SL003 redundant-sort-keys: sort key day is constant: WHERE orders.day = '2024-01-01' (line 3)
       Project [orders.day AS day, orders.order_id AS order_id, orders.amount AS amount]  (line 1)
-        | constants: day='2024-01-01'
+        | constants: day=CAST('2024-01-01' AS DATE)
         | unique: (order_id)
         Filter WHERE [orders.day = '2024-01-01']  (line 3)
-          | constants: orders.day='2024-01-01'
+          | constants: orders.day=CAST('2024-01-01' AS DATE)
           | unique: (orders.order_id)
           Scan shop.orders (order_id, day, amount)  (line 2)
             | unique: (orders.order_id)

@@ -53,7 +53,7 @@ def test_unknown_key_under_spark(tmp_path):
     assert error.line == 2
     assert error.message == (
         "unknown key 'replaceHashWithSortAgg' in spark (did you mean 'replace_hash_with_sort_agg'?); "
-        "allowed keys: legacy_bucketed_scan_ordering, replace_hash_with_sort_agg"
+        "allowed keys: ansi, legacy_bucketed_scan_ordering, replace_hash_with_sort_agg"
     )
 
 
@@ -780,3 +780,14 @@ def load_config_text(tmp_path: Path, text: str):
     path = tmp_path / "sortlint.yml"
     path.write_text(text)
     return load_config(path)
+
+
+def test_spark_ansi_must_be_a_boolean(tmp_path):
+    error = config_error(
+        tmp_path,
+        """
+        spark:
+          ansi: "off"
+        """,
+    )
+    assert error.message == "spark.ansi must be true or false, got the string 'off'"

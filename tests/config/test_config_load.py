@@ -382,3 +382,9 @@ def test_importing_the_package_does_not_import_sqlglot():
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                             env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])})
     assert result.stdout.strip() == "False"
+
+
+def test_spark_ansi_mode_is_on_unless_said_otherwise(tmp_path):
+    assert load_config(write(tmp_path, "sortlint.yml", "target: spark\n")).spark.ansi is True
+    path = write(tmp_path, "off.yml", "spark:\n  ansi: false\n")
+    assert load_config(path).spark == SparkSettings(ansi=False)

@@ -14,7 +14,8 @@ What is compared
   does not model), is a disagreement - also in a case with nothing else to compare.
 * ``top_sort_required``: sortlint needs a sort iff the input of the depth-0 ORDER BY's `Sort`
   node (the topmost global Sort, found through any Limit / Project / Write above it) does not
-  satisfy its keys. DataFusion needs one iff a SortExec / PartialSortExec (TopK included) is
+  satisfy its keys inside each partition (`per_partition=True`: what a SortExec is for; a
+  merge of ordered partitions is not one, and SL001 asks for the order across them). DataFusion needs one iff a SortExec / PartialSortExec (TopK included) is
   reached from the root through pass-through operators only; a SortPreservingMergeExec over
   sorted partitions is no sort.
 * ``sink_sort_required`` (EXPLAIN INSERT): DataFusion keeps the INSERT's own ORDER BY as a sort
@@ -218,7 +219,7 @@ def top_sort(root: n.Node) -> n.Sort | None:
 
 def sort_needed(analysis: Analysis, sort: n.Sort) -> bool:
     keys = [SortKey(item.expr, item.options) for item in sort.keys]
-    return not analysis.of(sort.children[0]).satisfies(keys)
+    return not analysis.of(sort.children[0]).satisfies(keys, per_partition=True)
 
 
 def sink_sort_needed(analysis: Analysis, write: n.Write, config: Config) -> bool:
@@ -244,7 +245,7 @@ def sink_sort_needed(analysis: Analysis, write: n.Write, config: Config) -> bool
             )
             for item in ordering.items
         ]
-        if not props.satisfies(keys):
+        if not props.satisfies(keys, per_partition=True):
             return True
     return False
 
@@ -391,9 +392,54 @@ JOIN_SUFFIX = (
     "must - here also because SELECT * over both sides yields two outputs of each name, "
     "which carry no facts."
 )
+JOIN_SIDE = (
+    "DataFusion streams {streamed} here and keeps its order, because {why}. Which side a hash "
+    "join builds DataFusion decides from the tables' statistics (issue 10 case 7: a small "
+    "written right side becomes the build side and the rows follow the left side), and whether "
+    "it plans a sort-merge join from its settings; sortlint sees neither, so after a join it "
+    "keeps only an order both sides give ({ours}). It keeps the {kept}: the safe direction."
+)
 
 DISAGREEMENTS: dict[str, str] = {
+    # --- sortlint does not know which side of a join DataFusion streams; it keeps the sort ---
+    "joins_002": JOIN_SIDE.format(
+        streamed="the right side of a RIGHT JOIN (a SortMergeJoinExec)",
+        why="this file's settings make it plan a sort-merge join",
+        ours="none after an outer join: a hash join reorders it, see the fuzzer's "
+             "datafusion-right-join-order reproducer", kept="sort"),
+    "joins_004": JOIN_SIDE.format(
+        streamed="the written right side (rn1)", why="both sides are one file and it builds the left",
+        ours="the left side is ordered by [a, b, c], not by rn1", kept="sort"),
+    "joins_008": JOIN_SIDE.format(
+        streamed="the written right side (row_n)", why="both sides are one file and it builds the left",
+        ours="the left side is not ordered by row_n", kept="hash aggregate and the sort"),
+    "group_by_015": JOIN_SIDE.format(
+        streamed="the written right side (row_n)", why="both sides are one file and it builds the left",
+        ours="the left side is not ordered by row_n", kept="hash aggregate and the sort"),
+    "join_disable_repartition_joins_001": JOIN_SIDE.format(
+        streamed="the written right side (t2, ordered by a)", why="it builds the left one",
+        ours="t1 is not ordered by t2.a", kept="sort"),
+    "repartition_subset_satisfaction_005": JOIN_SIDE.format(
+        streamed="fact_table_ordered", why="its statistics make dimension_table the build side",
+        ours="dimension_table declares no ordering", kept="hash aggregates"),
+    "repartition_subset_satisfaction_006": JOIN_SIDE.format(
+        streamed="fact_table_ordered", why="its statistics make dimension_table the build side",
+        ours="dimension_table declares no ordering", kept="hash aggregates"),
     # --- DataFusion's own claim is unsound; sortlint keeps the sort ---
+    "order_001": (
+        "DataFusion's claim (at the extracted commit) is unsound: b+a+c over INT columns is "
+        "computed as an INT, which wraps around on overflow (the datafusion package computes "
+        "2147483647 + 2147483647 = -2). Rows (a=0, b=0, c=0), (1, 1, 1), (2147483647, "
+        "2147483647, 2) satisfy all three declared orderings and give result 0, 3, 0. The "
+        "installed datafusion 55 keeps this sort (checked on a CSV table), as sortlint does."
+    ),
+    "order_022": (
+        "DataFusion's claim is unsound: -(a + b) over BIGINTs wraps where a + b is "
+        "-9223372036854775808. Rows (a=-9223372036854775807, b=-1), (0, 0), (1, 1) are ordered "
+        "by a + b and give -(a + b) = -9223372036854775808, 0, -2, not descending; the datafusion "
+        "package plans no sort and returns them so (tests/engines/test_datafusion_model.py). "
+        "sortlint keeps the sort."
+    ),
     "order_006": LOG_UNSOUND.format(
         orderings="[c11 ASC] and [c12 DESC] (both not null)",
         rows="(c11=0.5, c12=4), (c11=0.5, c12=2)",

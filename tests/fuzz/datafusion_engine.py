@@ -103,6 +103,18 @@ def sorts(plan: str) -> int:
     return len(re.findall(r"\b(?:SortExec|PartialSortExec)\b", plan))
 
 
+def merges(plan: str) -> int:
+    return len(re.findall(r"\bSortPreservingMergeExec\b", plan))
+
+
+# What DataFusion does for a final ORDER BY, from its plans with and without it. A merge of
+# sorted partitions is no sort, but the ORDER BY is what asks for it: without it the rows of
+# the partitions interleave, so dropping the ORDER BY is right only where DataFusion elides.
+SORTS, MERGES, ELIDES, NO_ROWS = (
+    "DataFusion sorts", "DataFusion merges", "DataFusion elides", "DataFusion plans no rows",
+)
+
+
 class DataFusionHarness:
     def __init__(self, ctx, settings: dict):
         self.ctx = ctx
@@ -113,13 +125,18 @@ class DataFusionHarness:
         self.disagreements: list[tuple[str, Catalog, Case, str, str]] = []
         self.plans: tuple[str, str] = ("", "")
 
-    def datafusion_sorts(self, case: Case) -> bool | None:
-        """Whether DataFusion plans a sort for the case's final ORDER BY (None: cannot tell)."""
+    def datafusion_decision(self, case: Case) -> str | None:
+        """What DataFusion plans for the case's final ORDER BY (None: cannot tell)."""
         try:
             self.plans = (physical_plan(self.ctx, case.text), physical_plan(self.ctx, case.unordered_text))
         except Exception:  # noqa: BLE001
             return None
-        return sorts(self.plans[0]) > sorts(self.plans[1])
+        ordered, unordered = self.plans
+        if "EmptyExec" in ordered:
+            return NO_ROWS  # a contradictory WHERE: no rows, so no sort either
+        if sorts(ordered) > sorts(unordered):
+            return SORTS
+        return MERGES if merges(ordered) > merges(unordered) else ELIDES
 
     def check_case(self, catalog: Catalog, case: Case, outcome: FileOutcome) -> list[Failure]:
         failures: list[Failure] = []
@@ -127,21 +144,12 @@ class DataFusionHarness:
         final = [f for f in sl001 if case.order_offset is not None
                  and finding_offset(case.text, f) == case.order_offset]
         if case.order is not None and case.unordered_text is not None:
-            engine = self.datafusion_sorts(case)
+            engine = self.datafusion_decision(case)
             if engine is not None:
                 linter = "sortlint drops" if final else "sortlint keeps"
-                df = "DataFusion sorts" if engine else "DataFusion elides"
-                self.agreement[(linter, df)] += 1
-                if bool(final) == engine:
-                    if "EmptyExec" in self.plans[0]:
-                        # A contradictory WHERE: DataFusion plans no rows, so no sort either.
-                        self.stats["disagreements where DataFusion proves the result empty"] += 1
-                    elif not final and "SortPreservingMergeExec" in self.plans[0]:
-                        # Sorted partitions merged: no SortExec, but the ORDER BY is what asks
-                        # for the merge, so keeping it is right.
-                        self.stats["sortlint keeps, DataFusion merges sorted partitions for it"] += 1
-                    else:
-                        self.disagreements.append((f"{linter}, {df}", catalog, case, *self.plans))
+                self.agreement[(linter, engine)] += 1
+                if engine != NO_ROWS and bool(final) != (engine == ELIDES):
+                    self.disagreements.append((f"{linter}, {engine}", catalog, case, *self.plans))
         if not sl001:
             return failures
         original = run(self.ctx, case.text)

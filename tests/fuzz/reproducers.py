@@ -186,7 +186,9 @@ def write_disagreement(label: str, catalog: Catalog, case: Case, plan_with: str,
     (directory / "README.md").write_text(f"""# {label}
 
 sortlint's SL001 and DataFusion's physical plan disagree about the final ORDER BY (DataFusion
-sorts for it when its plan has more SortExec / PartialSortExec nodes with it than without).
+sorts for it when its plan has more SortExec / PartialSortExec nodes with it than without, and
+merges for it when it has more SortPreservingMergeExec nodes: the rows of its partitions
+interleave without it).
 
 ```
 {case.text}

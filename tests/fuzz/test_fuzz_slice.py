@@ -45,11 +45,7 @@ def _failures(report, cls: str) -> list[str]:
 
 
 # The classes that fail at these seeds today, with the issue that removes them.
-EXPECTED_FAILURES = {
-    "spark/safe-schema": "issue 10: a safe fix changes an output column's type (constants, equal keys)",
-    "datafusion/sl001-disproved": "issue 10: SL001 claims DataFusion's execution disproves "
-                                  "(subquery sorts DataFusion removes, multi-file scans, aggregates)",
-}
+EXPECTED_FAILURES: dict[str, str] = {}
 SPARK_CLASSES = {kind: EXPECTED_FAILURES.get(f"spark/{kind}") for kind in NEVER if kind != "sl001-disproved"}
 DATAFUSION_CLASSES = {kind: EXPECTED_FAILURES.get(f"datafusion/{kind}")
                       for kind in ("sl001-disproved", "safe-unanalysable", "safe-error")}

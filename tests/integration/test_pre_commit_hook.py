@@ -10,11 +10,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-# DataFusion reads a declared order; this one is declared without the engine knowing it.
-CATALOG = (
-    "target: datafusion\nsources:\n  events:\n    columns: {host: string not null, time: timestamp not null}\n"
-    "    orderings: [[host, time]]\n    engine_known: false\n"
-)
+CATALOG = "sources:\n  events:\n    columns: {host: string not null, time: timestamp not null}\n"
 
 
 def run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
@@ -44,4 +40,4 @@ def test_hook_reports_findings_and_fails_the_commit(project, tmp_path):
         env={"PRE_COMMIT_HOME": str(home), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
     )
     assert result.returncode == 1, result.stdout + result.stderr
-    assert "q.sql:1:42: SL001 [*unsafe] ORDER BY" in result.stdout
+    assert "q.sql:1:51: SL003 [*] sort key host is constant: WHERE events.host = 'a' (line 1) [query]" in result.stdout

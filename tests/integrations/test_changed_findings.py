@@ -19,34 +19,36 @@ def pull_request(tmp_path, monkeypatch):
     repo.close()
 
 
-DECLARED = "declared ordering [host ASC NULLS LAST, time ASC NULLS LAST] of telemetry.events (sortlint.yml:12)"
+DECLARED = "declared constant time = '2024-01-01 00:00:00' of telemetry.events (sortlint.yml:4)"
 
 
 def test_only_findings_in_changed_statements(pull_request, capsys):
     assert main(["check", "--diff-base", "main"]) == 1
     assert capsys.readouterr().out.splitlines() == [
         # a dbt model and a PySpark job that gained a sort
-        f"dbt/models/host_events.sql:4:1: SL001 [*unsafe] ORDER BY [host ASC NULLS LAST, time ASC NULLS LAST] is already satisfied by its input: {DECLARED} [declared]",
-        f"jobs/latency_job.py:7:52: SL001 [*unsafe] orderBy [events.host ASC NULLS LAST, events.time ASC NULLS LAST] is already satisfied by its input: {DECLARED} [declared]",
+        f"dbt/models/host_events.sql:4:16: SL003 [*unsafe] sort key time is constant: {DECLARED} [declared]",
+        f'jobs/latency_job.py:7:69: SL003 [*unsafe] sort key "time" is constant: {DECLARED} [declared]',
         # renamed, and changed above its unchanged ORDER BY
-        f"sql/errors.sql:4:1: SL001 [*unsafe] ORDER BY [level ASC NULLS LAST, host ASC NULLS LAST] is already satisfied by its input: {DECLARED}; WHERE events.level = 'FATAL' (line 3) [declared]",
+        "sql/errors.sql:4:10: SL003 [*] sort key level is constant: WHERE events.level = 'FATAL' (line 3) [query]",
         # changed on line 5, its ORDER BY on line 9 is not: the statement changed
-        f"sql/latency.sql:9:1: SL001 [*unsafe] ORDER BY [host ASC NULLS LAST, time ASC NULLS LAST] is already satisfied by its input: {DECLARED} [declared]",
-        # (the unchanged GROUP BY level, host on line 13 is not reported)
-        # a new statement reading a view that an unchanged file creates
-        "sql/latency.sql:15:66: SL103 [*] group key host is constant: WHERE events.host = 'api-1.example.com' (sql/api_views.sql:5) [query]",
+        f"sql/latency.sql:9:16: SL003 [*unsafe] sort key time is constant: {DECLARED} [declared]",
+        # (the unchanged GROUP BY level, host, time on line 13 is not reported)
+        # a new statement reading a view that an unchanged file creates: both keys are
+        # constant, and an aggregate needs one key to keep its empty result empty
+        "sql/latency.sql:15:66: SL103 group key host is constant: WHERE events.host = 'api-1.example.com' (sql/api_views.sql:5) [query]",
+        f"sql/latency.sql:15:72: SL103 group key time is constant: {DECLARED} [declared]",
         # a new file
         "sql/new_report.sql:4:16: SL103 [*] group key level is constant: WHERE events.level = 'WARN' (line 3) [query]",
-        f"sql/new_report.sql:5:1: SL001 [*unsafe] ORDER BY [level ASC NULLS LAST, host ASC NULLS LAST] is already satisfied by its input: {DECLARED}; WHERE events.level = 'WARN' (line 3) [declared]",
-        "Found 7 findings in 6 files.",
+        "sql/new_report.sql:5:10: SL003 [*] sort key level is constant: WHERE events.level = 'WARN' (line 3) [query]",
+        "Found 8 findings in 6 files.",
     ]
 
 
 def test_without_diff_base_every_finding(pull_request, capsys):
     assert main(["check"]) == 1
     out = capsys.readouterr().out.splitlines()
-    assert out[-1] == "Found 8 findings in 6 files."
-    assert any(line.startswith("sql/latency.sql:13:1: SL102") for line in out)
+    assert out[-1] == "Found 9 findings in 6 files."
+    assert any(line.startswith("sql/latency.sql:13:23: SL103") for line in out)
 
 
 def test_an_unchanged_repository_is_clean(pull_request, capsys):

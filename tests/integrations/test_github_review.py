@@ -16,7 +16,7 @@ from sortlint.cli import main
 
 REPOSITORY = "acme/warehouse"
 NUMBER = 7
-DECLARED = "declared ordering [host ASC NULLS LAST, time ASC NULLS LAST] of telemetry.events (sortlint.yml:12)"
+DECLARED = "declared constant time = '2024-01-01 00:00:00' of telemetry.events (sortlint.yml:4)"
 UNSAFE = "It rests on a declaration the engine does not enforce (named above): apply it only while the table really is stored that way."
 PAGE = "https://sortlint.dev/rules/{}/"
 
@@ -57,29 +57,32 @@ def marker(fingerprint: str) -> str:
 
 
 MODEL_SORT = (
-    f"{rule('SL001', 'unnecessary-sort')}: ORDER BY [host ASC NULLS LAST, time ASC NULLS LAST] is already "
-    f"satisfied by its input: {DECLARED} (basis: declared)\n\n"
-    f"Fix, **unsafe**: remove the ORDER BY. {UNSAFE}\n\n"
-    "```suggestion\nwhere latency_ms > 100\n```\n\n" + marker("821b130b36a03c3dd84250dc4a0f632e")
+    f"{rule('SL003', 'redundant-sort-keys')}: sort key time is constant: {DECLARED} (basis: declared)\n\n"
+    f"Fix, **unsafe**: drop the sort key time. {UNSAFE}\n\n"
+    "```suggestion\norder by host\n```\n\n" + marker("2885bf502cafc429b910141225a7580c")
 )
 JOB_SORT = (
-    f"{rule('SL001', 'unnecessary-sort')}: orderBy [events.host ASC NULLS LAST, events.time ASC NULLS LAST] is "
-    f"already satisfied by its input: {DECLARED} (basis: declared)\n\n"
-    f"Fix, **unsafe**: remove the orderBy. {UNSAFE}\n\n"
-    '```suggestion\n    slow = events.filter(F.col("latency_ms") > 500)\n```\n\n' + marker("50395bdf64339a3d102f70d77e055053")
+    f'{rule("SL003", "redundant-sort-keys")}: sort key "time" is constant: {DECLARED} (basis: declared)\n\n'
+    f'Fix, **unsafe**: drop the sort key "time". {UNSAFE}\n\n'
+    '```suggestion\n    slow = events.filter(F.col("latency_ms") > 500).orderBy("host")\n```\n\n'
+    + marker("913098893740dd59933b8e5147989c8e")
 )
 RENAMED_SORT = (
-    f"{rule('SL001', 'unnecessary-sort')}: ORDER BY [level ASC NULLS LAST, host ASC NULLS LAST] is already "
-    f"satisfied by its input: {DECLARED}; WHERE events.level = 'FATAL' (line 3) (basis: declared)\n\n"
-    f"Fix, **unsafe**: remove the ORDER BY. {UNSAFE}\n\n"
-    "```suggestion\nWHERE level = 'FATAL';\n```\n\n" + marker("97859dae248c830f4b84f010ebf32e3e")
+    f"{rule('SL003', 'redundant-sort-keys')}: sort key level is constant: WHERE events.level = 'FATAL' (line 3) "
+    "(basis: query)\n\n"
+    "Fix: drop the sort key level.\n\n"
+    "```suggestion\nORDER BY host;\n```\n\n" + marker("636dd2b0d1ff905dc97329c64c2ebe7c")
 )
+# Both keys of the view's GROUP BY are constant: no fix (an aggregate keeps one key, so
+# that it returns no row when no row comes).
 VIEW_GROUP_KEY = (
     f"{rule('SL103', 'redundant-group-keys')}: group key host is constant: WHERE events.host = "
     "'api-1.example.com' (sql/api_views.sql:5) (basis: query)\n\n"
-    "Fix: drop the group key host.\n\n"
-    "```suggestion\nSELECT 'api-1.example.com' AS host, max(latency_ms) AS slowest FROM api_events GROUP BY time;\n```\n\n"
     + marker("badf6e16cdbae70be82196e35d4f0848")
+)
+VIEW_GROUP_TIME = (
+    f"{rule('SL103', 'redundant-group-keys')}: group key time is constant: {DECLARED} (basis: declared)\n\n"
+    + marker("67b1e248c3c6e104b44f93b897e54ee2")
 )
 REPORT_GROUP_KEY = (
     f"{rule('SL103', 'redundant-group-keys')}: group key level is constant: WHERE events.level = 'WARN' (line 3) "
@@ -89,27 +92,28 @@ REPORT_GROUP_KEY = (
     "GROUP BY host\n```\n\n" + marker("ed54001510752c4ca26abce46a77f130")
 )
 REPORT_SORT = (
-    f"{rule('SL001', 'unnecessary-sort')}: ORDER BY [level ASC NULLS LAST, host ASC NULLS LAST] is already "
-    f"satisfied by its input: {DECLARED}; WHERE events.level = 'WARN' (line 3) (basis: declared)\n\n"
-    f"Fix, **unsafe**: remove the ORDER BY. {UNSAFE}\n\n"
-    "```suggestion\nGROUP BY host, level;\n```\n\n" + marker("7e23c9d5549017fae54723c126a31aa3")
+    f"{rule('SL003', 'redundant-sort-keys')}: sort key level is constant: WHERE events.level = 'WARN' (line 3) "
+    "(basis: query)\n\n"
+    "Fix: drop the sort key level.\n\n"
+    "```suggestion\nORDER BY host;\n```\n\n" + marker("e6ab82bcdf60c0c89b42257efa45a34b")
 )
 COMMENTS = [
-    comment("dbt/models/host_events.sql", 4, MODEL_SORT, start=3),
+    comment("dbt/models/host_events.sql", 4, MODEL_SORT),
     comment("jobs/latency_job.py", 7, JOB_SORT),
-    comment("sql/errors.sql", 4, RENAMED_SORT, start=3),
+    comment("sql/errors.sql", 4, RENAMED_SORT),
     comment("sql/latency.sql", 15, VIEW_GROUP_KEY),
+    comment("sql/latency.sql", 15, VIEW_GROUP_TIME),
     comment("sql/new_report.sql", 4, REPORT_GROUP_KEY, start=1),
-    comment("sql/new_report.sql", 5, REPORT_SORT, start=4),
+    comment("sql/new_report.sql", 5, REPORT_SORT),
 ]
 FAR_SORT = (
-    "- `sql/latency.sql:9` **SL001 unnecessary-sort**: ORDER BY [host ASC NULLS LAST, time ASC NULLS LAST] "
-    f"is already satisfied by its input: {DECLARED} " + marker("95ad9e90812eb46e3e55140a463b3df5")
+    f"- `sql/latency.sql:9` **SL003 redundant-sort-keys**: sort key time is constant: {DECLARED} "
+    + marker("6dd936300a388d09d77f4433e8274894")
 )
 
 
-def summary(outside: list[str], counts=((5, 5), (2, 2)), fixes: str | None = None) -> str:
-    rows = [("SL001", "unnecessary-sort"), ("SL103", "redundant-group-keys")]
+def summary(outside: list[str], counts=((5, 5), (3, 1)), fixes: str | None = None) -> str:
+    rows = [("SL003", "redundant-sort-keys"), ("SL103", "redundant-group-keys")]
     total = sum(count for count, _ in counts)
     lines = [
         "<!-- sortlint:summary -->",
@@ -122,9 +126,9 @@ def summary(outside: list[str], counts=((5, 5), (2, 2)), fixes: str | None = Non
     lines += [
         "",
         fixes
-        or "7 have a fix: apply the suggestions, or run `sortlint check --fix dbt/models/host_events.sql "
+        or "6 have a fix: apply the suggestions, or run `sortlint check --fix dbt/models/host_events.sql "
         "jobs/latency_job.py sql/errors.sql sql/latency.sql sql/new_report.sql` locally (add `--unsafe-fixes` for "
-        "the 5 that rest on a declaration the engine does not enforce).",
+        "the 3 that rest on a declaration the engine does not enforce).",
     ]
     if outside:
         lines += ["", "Not on a line of the diff GitHub shows:", *outside]
@@ -142,7 +146,7 @@ def reads() -> list[tuple[str, str, str | None]]:
 def test_one_review_with_a_comment_per_finding_on_the_diffs_lines(pull_request, capsys):
     repo, api, head = pull_request
     assert main(["review"]) == 1
-    assert capsys.readouterr().out == f"GitHub pull request #{NUMBER}: posted a review with 6 comments and 1 finding in its summary.\n"
+    assert capsys.readouterr().out == f"GitHub pull request #{NUMBER}: posted a review with 7 comments and 1 finding in its summary.\n"
     pull = f"/repos/{REPOSITORY}/pulls/{NUMBER}"
     assert [(r.method, r.path, r.query.get("page")) for r in api.requests] == reads() + [
         ("GET", f"{pull}/comments", None), ("GET", f"{pull}/reviews", None), ("POST", f"{pull}/reviews", None),
@@ -161,7 +165,7 @@ def test_a_rerun_does_not_repeat_itself(pull_request, capsys):
     assert capsys.readouterr().out == f"GitHub pull request #{NUMBER}: nothing new to post.\n"
     assert len(api.made("POST")) == 1
     # It read every page of the comments its first run made (two a page).
-    assert [r.query.get("page") for r in api.made("GET") if r.path.endswith("/comments")][-3:] == [None, "2", "3"]
+    assert [r.query.get("page") for r in api.made("GET") if r.path.endswith("/comments")][-4:] == [None, "2", "3", "4"]
 
 
 def test_a_rerun_after_a_push_posts_only_new_findings_and_marks_gone_ones(pull_request, capsys):
@@ -169,8 +173,8 @@ def test_a_rerun_after_a_push_posts_only_new_findings_and_marks_gone_ones(pull_r
     assert main(["review"]) == 1
     root = Path(repo.working_tree_dir)
     # The author takes the job's suggestion and adds a sort elsewhere.
-    job = (root / "jobs/latency_job.py").read_text().replace('.orderBy("host", "time")', "")
-    write(root, {"jobs/latency_job.py": job, "sql/api_views.sql": (root / "sql/api_views.sql").read_text() + "\nSELECT host FROM telemetry.events ORDER BY host;\n"})
+    job = (root / "jobs/latency_job.py").read_text().replace('.orderBy("host", "time")', '.orderBy("host")')
+    write(root, {"jobs/latency_job.py": job, "sql/api_views.sql": (root / "sql/api_views.sql").read_text() + "\nSELECT host FROM telemetry.events ORDER BY time, host;\n"})
     pushed = commit(repo, "review fixes")
     base = repo.commit("main").hexsha
     api.add_pull(REPOSITORY, NUMBER, pushed, pull_files(repo, base, pushed))
@@ -186,10 +190,9 @@ def test_a_rerun_after_a_push_posts_only_new_findings_and_marks_gone_ones(pull_r
         "marked 1 earlier comment resolved.\n"
     )
     new_sort = (
-        f"{rule('SL001', 'unnecessary-sort')}: ORDER BY [host ASC NULLS LAST] is already satisfied by its "
-        f"input: {DECLARED} (basis: declared)\n\n"
-        f"Fix, **unsafe**: remove the ORDER BY. {UNSAFE}\n\n"
-        "```suggestion\nSELECT host FROM telemetry.events;\n```\n\n" + marker("c3bb62b01da552a911fea71c4c0cd8fa")
+        f"{rule('SL003', 'redundant-sort-keys')}: sort key time is constant: {DECLARED} (basis: declared)\n\n"
+        f"Fix, **unsafe**: drop the sort key time. {UNSAFE}\n\n"
+        "```suggestion\nSELECT host FROM telemetry.events ORDER BY host;\n```\n\n" + marker("0accb0669055b5ac8251e962cc41fe7a")
     )
     second = api.made("POST")[1].body
     assert second["commit_id"] == pushed
@@ -197,19 +200,18 @@ def test_a_rerun_after_a_push_posts_only_new_findings_and_marks_gone_ones(pull_r
     assert second["comments"][0]["body"] == new_sort
     # The summary counts every finding, and lists no finding an earlier summary listed.
     assert second["body"] == summary(
-        [], counts=((5, 5), (2, 2)),
-        fixes="7 have a fix: apply the suggestions, or run `sortlint check --fix dbt/models/host_events.sql "
+        [], counts=((5, 5), (3, 1)),
+        fixes="6 have a fix: apply the suggestions, or run `sortlint check --fix dbt/models/host_events.sql "
         "sql/api_views.sql sql/errors.sql sql/latency.sql sql/new_report.sql` locally (add `--unsafe-fixes` for "
-        "the 5 that rest on a declaration the engine does not enforce).",
+        "the 3 that rest on a declaration the engine does not enforce).",
     )
     [patch] = api.made("PATCH")
     job_comment = next(c for c in api.comments if c["path"] == "jobs/latency_job.py")
     assert patch.path == f"/repos/{REPOSITORY}/pulls/comments/{job_comment['id']}"
     assert patch.body == {
         "body": f"Resolved: sortlint no longer reports this as of {pushed[:12]}.\n\n"
-        f"~~{rule('SL001', 'unnecessary-sort')}: orderBy [events.host ASC NULLS LAST, events.time ASC NULLS LAST] "
-        f"is already satisfied by its input: {DECLARED} (basis: declared)~~\n\n"
-        "<!-- sortlint:finding 50395bdf64339a3d102f70d77e055053 resolved -->"
+        f'~~{rule("SL003", "redundant-sort-keys")}: sort key "time" is constant: {DECLARED} (basis: declared)~~\n\n'
+        "<!-- sortlint:finding 913098893740dd59933b8e5147989c8e resolved -->"
     }
     # A third run has nothing to say: the resolved comment stays resolved.
     assert main(["review"]) == 1
@@ -219,7 +221,7 @@ def test_a_rerun_after_a_push_posts_only_new_findings_and_marks_gone_ones(pull_r
 
 def test_comments_github_refuses_go_into_the_summary(pull_request, capsys):
     repo, api, head = pull_request
-    api.refused_lines = {("sql/errors.sql", 3)}  # GitHub's diff moved on, say
+    api.refused_lines = {("sql/errors.sql", 4)}  # GitHub's diff moved on, say
     assert main(["review"]) == 1
     first, second = api.made("POST")
     assert first.body["comments"] == COMMENTS
@@ -227,16 +229,16 @@ def test_comments_github_refuses_go_into_the_summary(pull_request, capsys):
     listed = [line for line in second.body["body"].split("\n") if line.startswith("- `")]
     assert [line.split("`")[1] for line in listed] == [
         "dbt/models/host_events.sql:4", "jobs/latency_job.py:7", "sql/errors.sql:4", "sql/latency.sql:9",
-        "sql/latency.sql:15", "sql/new_report.sql:4", "sql/new_report.sql:5",
+        "sql/latency.sql:15", "sql/latency.sql:15", "sql/new_report.sql:4", "sql/new_report.sql:5",
     ]
     assert capsys.readouterr().out == (
         f"GitHub pull request #{NUMBER}: GitHub: POST /repos/{REPOSITORY}/pulls/{NUMBER}/reviews was refused "
         "(422: Unprocessable Entity; Line could not be resolved), so every finding went into the summary; "
-        "posted a review with 0 comments and 7 findings in its summary.\n"
+        "posted a review with 0 comments and 8 findings in its summary.\n"
     )
     assert listed[0] == (
-        f"- `dbt/models/host_events.sql:4` **SL001 unnecessary-sort**: ORDER BY [host ASC NULLS LAST, time ASC "
-        f"NULLS LAST] is already satisfied by its input: {DECLARED} " + marker("821b130b36a03c3dd84250dc4a0f632e")
+        f"- `dbt/models/host_events.sql:4` **SL003 redundant-sort-keys**: sort key time is constant: {DECLARED} "
+        + marker("2885bf502cafc429b910141225a7580c")
     )
 
 

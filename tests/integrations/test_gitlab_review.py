@@ -16,7 +16,7 @@ from sortlint.cli import main
 PROJECT = "acme/warehouse"
 IID = 3
 MR = f"/api/v4/projects/acme%2Fwarehouse/merge_requests/{IID}"
-DECLARED = "declared ordering [host ASC NULLS LAST, time ASC NULLS LAST] of telemetry.events (sortlint.yml:12)"
+DECLARED = "declared constant time = '2024-01-01 00:00:00' of telemetry.events (sortlint.yml:4)"
 UNSAFE = "It rests on a declaration the engine does not enforce (named above): apply it only while the table really is stored that way."
 CI_VARIABLES = ("CI_API_V4_URL", "CI_PROJECT_ID", "CI_MERGE_REQUEST_IID", "CI_MERGE_REQUEST_DIFF_BASE_SHA", "GITLAB_TOKEN")
 
@@ -47,35 +47,35 @@ def position(refs: dict, old_path: str, new_path: str, new_line: int, old_line: 
 def test_a_thread_per_finding_and_a_summary_note(merge_request, capsys):
     repo, api, refs = merge_request
     assert main(["review", "--gitlab"]) == 1
-    assert capsys.readouterr().out == f"GitLab merge request !{IID}: opened 6 threads and put 1 finding in the summary note.\n"
+    assert capsys.readouterr().out == f"GitLab merge request !{IID}: opened 7 threads and put 1 finding in the summary note.\n"
     assert [(r.method, r.path, r.query.get("page")) for r in api.requests] == [
         ("GET", MR, None),
         ("GET", f"{MR}/diffs", None), ("GET", f"{MR}/diffs", "2"), ("GET", f"{MR}/diffs", "3"),
         ("GET", f"{MR}/discussions", None),
-        *[("POST", f"{MR}/discussions", None)] * 6,
+        *[("POST", f"{MR}/discussions", None)] * 7,
         ("POST", f"{MR}/notes", None),
     ]
     threads = [r.body for r in api.made("POST")[:-1]]
     assert [t["position"] for t in threads] == [
-        # an unchanged line of the diff: both line numbers
-        position(refs, "dbt/models/host_events.sql", "dbt/models/host_events.sql", 3, old_line=3),
         # added lines: the new line only
+        position(refs, "dbt/models/host_events.sql", "dbt/models/host_events.sql", 4),
         position(refs, "jobs/latency_job.py", "jobs/latency_job.py", 7),
-        # a renamed file: its old and new paths
-        position(refs, "sql/old_name.sql", "sql/errors.sql", 3),
+        # an unchanged line of a renamed file: its old and new paths, both line numbers
+        position(refs, "sql/old_name.sql", "sql/errors.sql", 4, old_line=4),
+        position(refs, "sql/latency.sql", "sql/latency.sql", 15),
         position(refs, "sql/latency.sql", "sql/latency.sql", 15),
         position(refs, "sql/new_report.sql", "sql/new_report.sql", 1),
-        position(refs, "sql/new_report.sql", "sql/new_report.sql", 4),
+        position(refs, "sql/new_report.sql", "sql/new_report.sql", 5),
     ]
     assert threads[0]["body"] == (
-        "**[SL001 unnecessary-sort](https://sortlint.dev/rules/unnecessary-sort/)**: ORDER BY [host ASC NULLS "
-        f"LAST, time ASC NULLS LAST] is already satisfied by its input: {DECLARED} (basis: declared)\n\n"
-        f"Fix, **unsafe**: remove the ORDER BY. {UNSAFE}\n\n"
-        # GitLab's block: the commented line and the one below it
-        "```suggestion:-0+1\nwhere latency_ms > 100\n```\n\n"
-        "<!-- sortlint:finding 821b130b36a03c3dd84250dc4a0f632e -->"
+        "**[SL003 redundant-sort-keys](https://sortlint.dev/rules/redundant-sort-keys/)**: sort key time is "
+        f"constant: {DECLARED} (basis: declared)\n\n"
+        f"Fix, **unsafe**: drop the sort key time. {UNSAFE}\n\n"
+        # GitLab's block: the commented line
+        "```suggestion:-0+0\norder by host\n```\n\n"
+        "<!-- sortlint:finding 2885bf502cafc429b910141225a7580c -->"
     )
-    assert threads[4]["body"] == (
+    assert threads[5]["body"] == (
         "**[SL103 redundant-group-keys](https://sortlint.dev/rules/redundant-group-keys/)**: group key level is "
         "constant: WHERE events.level = 'WARN' (line 3) (basis: query)\n\n"
         "Fix: drop the group key level.\n\n"
@@ -85,20 +85,20 @@ def test_a_thread_per_finding_and_a_summary_note(merge_request, capsys):
     )
     assert api.made("POST")[-1].body == {"body": "\n".join([
         "<!-- sortlint:summary -->",
-        "**sortlint** found 7 findings in the statements this change touches.",
+        "**sortlint** found 8 findings in the statements this change touches.",
         "",
         "| Rule | Findings | With a fix |",
         "| --- | ---: | ---: |",
-        "| [SL001 unnecessary-sort](https://sortlint.dev/rules/unnecessary-sort/) | 5 | 5 |",
-        "| [SL103 redundant-group-keys](https://sortlint.dev/rules/redundant-group-keys/) | 2 | 2 |",
+        "| [SL003 redundant-sort-keys](https://sortlint.dev/rules/redundant-sort-keys/) | 5 | 5 |",
+        "| [SL103 redundant-group-keys](https://sortlint.dev/rules/redundant-group-keys/) | 3 | 1 |",
         "",
-        "7 have a fix: apply the suggestions, or run `sortlint check --fix dbt/models/host_events.sql "
+        "6 have a fix: apply the suggestions, or run `sortlint check --fix dbt/models/host_events.sql "
         "jobs/latency_job.py sql/errors.sql sql/latency.sql sql/new_report.sql` locally (add `--unsafe-fixes` for "
-        "the 5 that rest on a declaration the engine does not enforce).",
+        "the 3 that rest on a declaration the engine does not enforce).",
         "",
         "Not on a line of the diff GitLab shows:",
-        "- `sql/latency.sql:9` **SL001 unnecessary-sort**: ORDER BY [host ASC NULLS LAST, time ASC NULLS LAST] "
-        f"is already satisfied by its input: {DECLARED} <!-- sortlint:finding 95ad9e90812eb46e3e55140a463b3df5 -->",
+        f"- `sql/latency.sql:9` **SL003 redundant-sort-keys**: sort key time is constant: {DECLARED} "
+        "<!-- sortlint:finding 6dd936300a388d09d77f4433e8274894 -->",
     ])}
     assert api.requests[0].headers["private-token"] == api.token
 
@@ -119,12 +119,11 @@ def test_a_rerun_does_not_repeat_itself_and_marks_gone_findings(merge_request, c
     assert edit.path == f"{MR}/discussions/{thread['id']}/notes/{thread['notes'][0]['id']}"
     assert edit.body == {"body": (
         f"Resolved: sortlint no longer reports this as of {pushed[:12]}.\n\n"
-        "~~**[SL001 unnecessary-sort](https://sortlint.dev/rules/unnecessary-sort/)**: ORDER BY [level ASC NULLS "
-        f"LAST, host ASC NULLS LAST] is already satisfied by its input: {DECLARED}; WHERE events.level = "
-        "'FATAL' (line 3) (basis: declared)~~\n\n"
-        "<!-- sortlint:finding 97859dae248c830f4b84f010ebf32e3e resolved -->"
+        "~~**[SL003 redundant-sort-keys](https://sortlint.dev/rules/redundant-sort-keys/)**: sort key level is "
+        "constant: WHERE events.level = 'FATAL' (line 3) (basis: query)~~\n\n"
+        "<!-- sortlint:finding 636dd2b0d1ff905dc97329c64c2ebe7c resolved -->"
     )}
-    assert len(api.made("POST")) == 7  # nothing posted again
+    assert len(api.made("POST")) == 8  # nothing posted again
     assert main(["review", "--gitlab"]) == 1
     assert capsys.readouterr().out == f"GitLab merge request !{IID}: nothing new to post.\n"
 
@@ -133,7 +132,7 @@ def test_a_position_gitlab_refuses_puts_the_finding_into_the_summary(merge_reque
     repo, api, refs = merge_request
     api.refused_lines = {("jobs/latency_job.py", 7)}
     assert main(["review", "--gitlab"]) == 1
-    assert capsys.readouterr().out == f"GitLab merge request !{IID}: opened 5 threads and put 2 findings in the summary note.\n"
+    assert capsys.readouterr().out == f"GitLab merge request !{IID}: opened 6 threads and put 2 findings in the summary note.\n"
     note = api.made("POST")[-1].body["body"]
     listed = [line.split("`")[1] for line in note.split("\n") if line.startswith("- `")]
     assert listed == ["jobs/latency_job.py:7", "sql/latency.sql:9"]
@@ -184,10 +183,10 @@ def test_dry_run(merge_request, monkeypatch, capsys):
     assert main(["review", "--gitlab", "--dry-run"]) == 1
     printed = json.loads(capsys.readouterr().out)
     assert [d["position"] for d in printed["discussions"]][:3] == [
-        position(refs, "dbt/models/host_events.sql", "dbt/models/host_events.sql", 3, old_line=3),
+        position(refs, "dbt/models/host_events.sql", "dbt/models/host_events.sql", 4),
         position(refs, "jobs/latency_job.py", "jobs/latency_job.py", 7),
-        position(refs, "sql/old_name.sql", "sql/errors.sql", 3),
+        position(refs, "sql/old_name.sql", "sql/errors.sql", 4, old_line=4),
     ]
-    assert len(printed["discussions"]) == 6
-    assert printed["note"]["body"].startswith("<!-- sortlint:summary -->\n**sortlint** found 7 findings")
+    assert len(printed["discussions"]) == 7
+    assert printed["note"]["body"].startswith("<!-- sortlint:summary -->\n**sortlint** found 8 findings")
     assert api.requests == []

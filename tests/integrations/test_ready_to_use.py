@@ -88,7 +88,7 @@ def test_the_actions_scripts_review_a_pull_request_and_write_sarif(tmp_path):
             assert (done.returncode, done.stderr) == (0, "")
         assert done.stdout == ""
         [review] = api.made("POST")
-        assert len(review.body["comments"]) == 6
+        assert len(review.body["comments"]) == 7
     log = json.loads((tmp_path / "warehouse" / "sortlint.sarif").read_text())
-    assert len(log["runs"][0]["results"]) == 8  # SARIF has every finding, for code scanning
+    assert len(log["runs"][0]["results"]) == 9  # SARIF has every finding, for code scanning
     repo.close()

@@ -51,10 +51,10 @@ def test_a_builder_bug_is_an_internal_error_of_its_statement(project, monkeypatc
 def test_a_rule_bug_is_an_internal_error_of_its_statement(project, monkeypatch, capsys):
     lint_original = lint.lint_statement
 
-    def failing(unit, root, config):
+    def failing(unit, root, config, *analysis):
         if "boom" in unit.text:
             raise KeyError("oops")
-        return lint_original(unit, root, config)
+        return lint_original(unit, root, config, *analysis)
 
     monkeypatch.setattr("sortlint.linter.analysis.lint_statement", failing)
     assert main(["check", "."]) == 2

@@ -20,6 +20,7 @@ from itertools import pairwise
 import pytest
 
 from sortlint.ordering import UNORDERED, Expr, Properties, SortKey, SortOptions, SortProperty
+from sortlint.ordering.types import Arithmetic
 
 ASC_NULLS_FIRST = SortOptions(descending=False, nulls_first=True)
 ASC_NULLS_LAST = SortOptions(descending=False, nulls_first=False)
@@ -311,3 +312,61 @@ def test_a_constant_operand_keeps_the_order():
     assert props.sort_property(Expr.parse("a * 3 + b")) == SortProperty(ASC_NULLS_FIRST)
     assert props.sort_property(Expr.parse("b - a")) == SortProperty(DESC_NULLS_FIRST)
     assert props.sort_property(Expr.parse("a * b")) == UNORDERED  # not a literal factor
+
+
+# --- arithmetic that wraps around -----------------------------------------------------
+
+# DataFusion's: Int64 literals, integer division, wrapping integers. Spark without ANSI mode:
+# Spark's literals, wrapping integers (and NULL for a decimal that does not fit).
+DATAFUSION = Arithmetic(integer_literals="bigint", fractional_literals="double", integer_division=True,
+                        overflow="wrap")
+SPARK_LEGACY = Arithmetic(overflow="wrap")
+INT_MAX, BIGINT_MAX = 2**31 - 1, 2**63 - 1
+
+
+def wrap(value: int, bits: int) -> int:
+    """Two's complement wrap-around of an integer of `bits` bits, as both engines compute."""
+    return (value + 2 ** (bits - 1)) % 2**bits - 2 ** (bits - 1)
+
+
+def wrapping_verdict(sql: str, column_type: str, arithmetic: Arithmetic) -> SortProperty:
+    props = Properties(types={Expr.column("c"): column_type}, arithmetic=arithmetic)
+    return props.with_ordering([SortKey(Expr.column("c"))]).sort_property(Expr.parse(sql))
+
+
+@pytest.mark.parametrize(
+    ("sql", "column_type", "arithmetic", "ordered"),
+    [
+        # DataFusion adds the Int64 literal 1 to an INT as an Int64: it cannot wrap.
+        ("c + 1", "int", DATAFUSION, True),
+        ("c * 2", "int", DATAFUSION, True),
+        ("c / 2", "int", DATAFUSION, True),
+        # To a BIGINT it can: 9223372036854775807 + 1 is -9223372036854775808.
+        ("c + 1", "bigint", DATAFUSION, False),
+        ("c + c", "int", DATAFUSION, False),  # INT + INT is an INT
+        ("-c", "int", DATAFUSION, False),  # -(-2147483648) is -2147483648
+        ("CAST(c AS BIGINT) + 1", "int", DATAFUSION, True),
+        ("c + 1", "decimal(12,2)", DATAFUSION, True),  # decimal(23,2): room for every value
+        # Spark without ANSI mode: an INT plus the INT 1 wraps.
+        ("c + 1", "int", SPARK_LEGACY, False),
+        ("CAST(c AS BIGINT) + 1", "int", SPARK_LEGACY, True),
+        ("c * 2", "int", SPARK_LEGACY, False),
+        ("c - 1", "smallint", SPARK_LEGACY, True),  # the INT literal widens it to an INT
+        ("c + 1", "decimal(12,2)", SPARK_LEGACY, True),
+        ("c + 1", "decimal(38,0)", SPARK_LEGACY, False),  # cut to 38 digits: NULL on overflow
+        # With ANSI mode an overflow fails the query: every row it returns is in order.
+        ("c + 1", "bigint", Arithmetic(), True),
+        ("-c", "int", Arithmetic(), True),
+    ],
+)
+def test_arithmetic_keeps_order_only_where_it_cannot_wrap(sql, column_type, arithmetic, ordered):
+    assert wrapping_verdict(sql, column_type, arithmetic).ordered is ordered
+
+
+def test_the_wrapping_counterexamples():
+    # The values the engines compute (measured on the datafusion package: 2147483647 + 2147483647
+    # is -2, 9223372036854775807 + 1 is -9223372036854775808), sorted before and not after.
+    assert [wrap(c + 1, 64) for c in (0, BIGINT_MAX)] == [1, -(2**63)]
+    assert [wrap(c + c, 32) for c in (0, INT_MAX)] == [0, -2]
+    assert [wrap(-c, 32) for c in (-(2**31), 0)] == [-(2**31), 0]  # still ascending...
+    assert [wrap(-c, 32) for c in (-(2**31), 5)] == [-(2**31), -5]  # ...but not descending

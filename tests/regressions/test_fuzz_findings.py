@@ -22,40 +22,25 @@ from fuzz.run import DataFusionEngine, SparkEngine
 
 CASES = Path(__file__).parent / "fuzz_cases"
 
-REASONS = {
-    "spark-constant-from-string-literal":
-        "issue 10 case 1: `id = '5'` on an int column rewritten as the string '5' AS id",
-    "spark-ordinal-group-key-read-as-value":
-        "issue 10 case 2: `GROUP BY 1, 2` with a constant first key becomes any_value(1)",
-    "spark-implicit-cast-is-no-constant-partition-key":
-        "issue 10 case 5: `sn = 1` on a string matches '1' and ' 1'; SL201 drops PARTITION BY sn",
-    "spark-group-key-names-a-select-alias":
-        "issue 10 (rewrites keep references): a dropped GROUP BY alias becomes any_value(alias), "
-        "which Spark cannot resolve",
-    "spark-pyspark-window-left-without-keys":
-        "issue 10 (the proof analyses the fix): dropping every key of Window.partitionBy(..)"
-        ".orderBy(..) leaves `Window` itself, not a WindowSpec",
-    "spark-declared-ordering-is-not-scan-order":
-        "issue 9: a declared ordering of a multi-file table is not the order Spark reads it in",
-    "spark-bucketed-engine-known-ordering":
-        "issue 9: a bucketed SORTED BY table (engine_known) is sorted per bucket only",
-    "datafusion-multi-file-scan-under-limit":
-        "issue 10: a WITH ORDER table of several files is read in parallel without the ORDER BY",
-    "datafusion-window-output-is-partitioned":
-        "issue 10: a PARTITION BY window's output is hash-partitioned, sorted only per partition",
-    "datafusion-right-join-order":
-        "issue 10 (item 4): a join's output order only from what holds whichever side is built",
-    "datafusion-subquery-sort-is-removed":
-        "issue 10: DataFusion removes a subquery's ORDER BY nothing above requires",
-    "datafusion-aggregate-output-is-partitioned":
-        "issue 10: GROUP BY over a declared ordering is hash-repartitioned by DataFusion",
-}
-
-
-# Cases whose fix has landed: they replay as plain tests (a strict expected failure that
-# passes would fail the run). The bucketed one replays with the catalog the generator now
-# writes for it (`bucketing: {by, buckets, sorted_by}`), which Spark reads in no global order.
-FIXED = {"spark-declared-ordering-is-not-scan-order", "spark-bucketed-engine-known-ordering"}
+# Fixed: each now passes.
+FIXED = [
+    "spark-constant-from-string-literal",  # issue 10 case 1: `id = '5'` rewritten as the string '5'
+    "spark-ordinal-group-key-read-as-value",  # issue 10 case 2: `GROUP BY 1, 2` as any_value(1)
+    "spark-implicit-cast-is-no-constant-partition-key",  # issue 10 case 5: `sn = 1` on a string
+    "spark-group-key-names-a-select-alias",  # issue 10: a dropped GROUP BY alias as any_value(alias)
+    "spark-pyspark-window-left-without-keys",  # dropping every window key left `Window` itself
+    # DataFusion orders rows inside each partition; only a merge or one partition is global:
+    "datafusion-multi-file-scan-under-limit",  # file groups read in parallel
+    "datafusion-window-output-is-partitioned",  # a PARTITION BY window's hash partitions
+    "datafusion-right-join-order",  # a join keeps only an order both sides give
+    "datafusion-subquery-sort-is-removed",  # a sort nothing above requires is removed
+    "datafusion-aggregate-output-is-partitioned",  # GROUP BY's hash repartition
+    # issue 9: a declared ordering is a layout, not the order Spark reads a table in
+    "spark-declared-ordering-is-not-scan-order",  # a multi-file table
+    "spark-bucketed-engine-known-ordering",  # a bucketed SORTED BY table, sorted per bucket only
+]
+# Still failing: the issue whose fix removes each (none today).
+REASONS: dict[str, str] = {}
 
 
 def _load(name: str):
@@ -63,8 +48,12 @@ def _load(name: str):
     return (data, reproducers.catalog_from_json(data["catalog"]), reproducers.case_from_json(data["case"]))
 
 
-def test_every_case_has_a_reason():
-    assert sorted(REASONS) == sorted(p.name for p in CASES.iterdir() if p.is_dir())
+def test_every_case_is_fixed_or_has_a_reason():
+    assert sorted([*FIXED, *REASONS]) == sorted(p.name for p in CASES.iterdir() if p.is_dir())
+
+
+def _marks(name: str):
+    return [pytest.mark.xfail(strict=True, reason=REASONS[name])] if name in REASONS else []
 
 
 @pytest.fixture
@@ -75,9 +64,8 @@ def fuzz_spark(spark):  # noqa: F811
 
 
 @pytest.mark.parametrize("name", [
-    pytest.param(name, marks=[*spark_support.NEEDS_SPARK]
-                 + ([] if name in FIXED else [pytest.mark.xfail(strict=True, reason=reason)]))
-    for name, reason in REASONS.items() if name.startswith("spark-")
+    pytest.param(name, marks=[*spark_support.NEEDS_SPARK, *_marks(name)])
+    for name in sorted([*FIXED, *REASONS]) if name.startswith("spark-")
 ])
 def test_spark_reproducer_passes(fuzz_spark, tmp_path, name):
     data, catalog, case = _load(name)
@@ -86,8 +74,8 @@ def test_spark_reproducer_passes(fuzz_spark, tmp_path, name):
 
 
 @pytest.mark.parametrize("name", [
-    pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=reason))
-    for name, reason in REASONS.items() if name.startswith("datafusion-")
+    pytest.param(name, marks=_marks(name))
+    for name in sorted([*FIXED, *REASONS]) if name.startswith("datafusion-")
 ])
 def test_datafusion_reproducer_passes(tmp_path, name):
     pytest.importorskip("datafusion")

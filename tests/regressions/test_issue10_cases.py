@@ -12,8 +12,7 @@ engine:
   sortlint reports, the query without that ORDER BY is executed and must still return the
   rows in that order (it runs a few times: partitions race).
 
-A case sortlint gets wrong today is a strict expected failure naming the case, so the fixer
-of issue 10 removes the mark with the fix.
+Every case passes: sortlint fixes what it can prove and leaves the rest as it is.
 """
 
 from __future__ import annotations
@@ -58,59 +57,44 @@ class SparkCase:
     schema: list[tuple[str, str]]
     rows: list[tuple]
     ordered: bool = False
-    xfail: str | None = None
 
 
 SPARK_CASES = {
     "1-constant-keeps-date-type": SparkCase(
         "SELECT k, d, count(*) AS c FROM t WHERE d = '2024-01-02' GROUP BY k, d",
-        [("k", "int"), ("d", "date"), ("c", "bigint")], [(1, D, 3), (2, D, 1)],
-        xfail="issue 10 case 1: the constant is written as a string literal"),
+        [("k", "int"), ("d", "date"), ("c", "bigint")], [(1, D, 3), (2, D, 1)]),
     "1-constant-keeps-timestamp-type": SparkCase(
         "SELECT k, ts, count(*) AS c FROM v WHERE ts = '2024-01-02 00:00:00' GROUP BY k, ts",
-        [("k", "int"), ("ts", "timestamp"), ("c", "bigint")], [(1, TS, 2), (2, TS, 1)],
-        xfail="issue 10 case 1: the constant is written as a string literal"),
+        [("k", "int"), ("ts", "timestamp"), ("c", "bigint")], [(1, TS, 2), (2, TS, 1)]),
     "1-constant-keeps-decimal-type": SparkCase(
         "SELECT k, m, count(*) AS c FROM v WHERE m = '2.5' GROUP BY k, m",
         [("k", "int"), ("m", "decimal(12,2)"), ("c", "bigint")],
-        [(1, Decimal("2.50"), 2), (2, Decimal("2.50"), 1)],
-        xfail="issue 10 case 1: the constant is written as a string literal"),
+        [(1, Decimal("2.50"), 2), (2, Decimal("2.50"), 1)]),
     "2-ordinal-group-by-constant": SparkCase(
         "SELECT k, n, count(*) AS c FROM t WHERE n = 1 GROUP BY 1, 2",
-        [("k", "int"), ("n", "bigint"), ("c", "bigint")], [(1, 1, 3), (2, 1, 1)],
-        xfail="issue 10 case 2: GROUP BY 2 read as the value 2"),
+        [("k", "int"), ("n", "bigint"), ("c", "bigint")], [(1, 1, 3), (2, 1, 1)]),
     "2-ordinal-group-by-join-key": SparkCase(
         "SELECT t.k, u.k AS uk, count(*) AS c FROM t JOIN u ON t.k = u.k GROUP BY 1, 2",
-        [("k", "int"), ("uk", "int"), ("c", "bigint")], [(1, 1, 3), (2, 2, 2)],
-        xfail="issue 10 case 2: GROUP BY 1 read as the value 1"),
+        [("k", "int"), ("uk", "int"), ("c", "bigint")], [(1, 1, 3), (2, 2, 2)]),
     "3-equal-key-of-another-type": SparkCase(
         "SELECT t.k, u.x, count(*) AS c FROM t JOIN u ON t.k = u.x GROUP BY t.k, u.x",
-        [("k", "int"), ("x", "double"), ("c", "bigint")], [(1, 1.0, 3), (2, 2.0, 2)],
-        xfail="issue 10 case 3: an int key replaces a double one"),
+        [("k", "int"), ("x", "double"), ("c", "bigint")], [(1, 1.0, 3), (2, 2.0, 2)]),
     "4-dropped-key-still-ordered-by": SparkCase(
         "SELECT t.k, u.k AS uk, count(*) AS c FROM t JOIN u ON t.k = u.k GROUP BY t.k, u.k ORDER BY u.k",
-        [("k", "int"), ("uk", "int"), ("c", "bigint")], [(1, 1, 3), (2, 2, 2)], ordered=True,
-        xfail="issue 10 case 4: the fixed ORDER BY names a dropped group key"),
+        [("k", "int"), ("uk", "int"), ("c", "bigint")], [(1, 1, 3), (2, 2, 2)], ordered=True),
     "5-implicit-cast-is-no-constant-group-key": SparkCase(
         "SELECT k, sn, count(*) AS c FROM t WHERE sn = 1 GROUP BY k, sn",
         [("k", "int"), ("sn", "string"), ("c", "bigint")],
-        [(1, "1", 2), (1, "01", 1), (2, "1", 1), (2, " 1", 1)],
-        xfail="issue 10 case 5: `sn = 1` taken as a constant of a string column"),
+        [(1, "1", 2), (1, "01", 1), (2, "1", 1), (2, " 1", 1)]),
     "5-implicit-cast-is-no-constant-sort-key": SparkCase(
         "SELECT id, sn FROM t WHERE sn = 1 ORDER BY sn, id",
         [("id", "int"), ("sn", "string")],
-        [(4, " 1"), (2, "01"), (1, "1"), (3, "1"), (5, "1")], ordered=True,
-        xfail="issue 10 case 5: `sn = 1` taken as a constant of a string column"),
+        [(4, " 1"), (2, "01"), (1, "1"), (3, "1"), (5, "1")], ordered=True),
     "5-implicit-cast-is-no-join-equality": SparkCase(
         "SELECT t.sn, u.k, count(*) AS c FROM t JOIN u ON t.sn = u.k GROUP BY t.sn, u.k",
         [("sn", "string"), ("k", "int"), ("c", "bigint")],
-        [("1", 1, 3), ("01", 1, 1), (" 1", 1, 1)],
-        xfail="issue 10 case 5: `t.sn = u.k` (string = int) taken as an equality of the keys"),
+        [("1", 1, 3), ("01", 1, 1), (" 1", 1, 1)]),
 }
-
-
-def _marks(reason: str | None):
-    return [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
 
 
 def _fixed_text(tmp_path: Path, catalog_yaml: str, name: str, text: str) -> str:
@@ -126,8 +110,7 @@ def fuzz_spark(spark):  # noqa: F811
 
 
 @pytest.mark.parametrize(
-    "case", [pytest.param(c, id=name, marks=[*spark_support.NEEDS_SPARK, *_marks(c.xfail)])
-             for name, c in SPARK_CASES.items()])
+    "case", [pytest.param(c, id=name, marks=spark_support.NEEDS_SPARK) for name, c in SPARK_CASES.items()])
 def test_spark_fix_keeps_result(fuzz_spark, tmp_path, case: SparkCase):
     spark_engine.load(fuzz_spark, SPARK_CATALOG)
     query = Case("q", "sql", case.query)
@@ -153,8 +136,7 @@ def _with_marks(*marks):
     return apply
 
 
-@_with_marks(*spark_support.NEEDS_SPARK, pytest.mark.xfail(
-    strict=True, reason="issue 10: a fix is dropped because fixing it makes a new finding appear"))
+@_with_marks(*spark_support.NEEDS_SPARK)
 def test_spark_fix_applies_when_a_new_finding_appears(fuzz_spark, tmp_path):
     """Dropping the constant partition key makes the final ORDER BY redundant (a new SL001):
     that is no reason to drop the SL201 fix, which keeps the result."""
@@ -181,7 +163,6 @@ class DataFusionCase:
     query: str
     rows: list[tuple]  # what the query returns, in its order
     order: list[tuple[int, bool, bool]]  # its ORDER BY: (output position, descending, nulls_first)
-    xfail: str | None = None
     expect_sl001: bool = False  # a correct SL001 that must be reported
     settings: dict = field(default_factory=lambda: {"target_partitions": 4})
 
@@ -198,29 +179,27 @@ DATAFUSION_CASES = {
         [_ints("t", ["c"], [[(3,), (1,), (5,)], [(2,), (4,)]])],
         "SELECT s.c FROM (SELECT t.c, count(*) OVER (ORDER BY t.c ASC NULLS LAST) AS w FROM t) AS s "
         "ORDER BY c ASC NULLS LAST",
-        [(1,), (2,), (3,), (4,), (5,)], [(0, False, False)],
-        xfail="issue 10 case 6: DataFusion prunes the unused window and its sort"),
+        [(1,), (2,), (3,), (4,), (5,)], [(0, False, False)]),
     "7-join-build-side-chosen-by-statistics": DataFusionCase(
         [Table("big", [Column("k", "int", False, "small"), Column("v", "int", False, "small")],
                ordering=[OrderItem("v", False, False)], files=[_BIG]),
          Table("small", [Column("k", "int", False, "small"), Column("w", "int", False, "small")],
                ordering=[OrderItem("w", True, False)], files=[[(2, 30), (1, 20), (0, 10)]])],
         "SELECT big.v, small.w FROM big JOIN small ON big.k = small.k ORDER BY small.w DESC NULLS LAST",
-        sorted([(v, {0: 10, 1: 20, 2: 30}[k]) for k, v in _BIG], key=lambda r: -r[1]), [(1, True, False)],
-        xfail="issue 10 case 7: the small right side becomes the build side"),
+        sorted([(v, {0: 10, 1: 20, 2: 30}[k]) for k, v in _BIG], key=lambda r: -r[1]), [(1, True, False)]),
     "8-union-all-keeps-no-order": DataFusionCase(
         [_ints("t", ["a"], [[(1,), (2,), (3,)]], ordering=["a"])],
         "SELECT a FROM t UNION ALL SELECT a FROM t ORDER BY a",
-        [(1,), (1,), (2,), (2,), (3,), (3,)], [(0, False, False)],
-        xfail="issue 10 case 8: UNION ALL concatenates its ordered branches"),
+        [(1,), (1,), (2,), (2,), (3,), (3,)], [(0, False, False)]),
+    # The inner ORDER BY ... LIMIT gives one partition in the order of c (a scan's order holds
+    # only inside each partition): whether c + 1 keeps it is the question.
     "9-bigint-addition-wraps": DataFusionCase(
         [_ints("t", ["c"], [[(0,), (9223372036854775807,)]], ordering=["c"], types={"c": "bigint"})],
-        "SELECT c + 1 AS x FROM t ORDER BY x",
-        [(-9223372036854775808,), (1,)], [(0, False, False)],
-        xfail="issue 10 case 9: BIGINT + 1 wraps in DataFusion"),
+        "SELECT s.x FROM (SELECT c + 1 AS x FROM t ORDER BY c LIMIT 10) AS s ORDER BY x",
+        [(-9223372036854775808,), (1,)], [(0, False, False)]),
     "9-int-addition-widens-and-stays-ordered": DataFusionCase(
         [_ints("t", ["c"], [[(0,), (2147483647,)]], ordering=["c"])],
-        "SELECT c + 1 AS x FROM t ORDER BY x",
+        "SELECT s.x FROM (SELECT c + 1 AS x FROM t ORDER BY c LIMIT 10) AS s ORDER BY x",
         [(1,), (2147483648,)], [(0, False, False)], expect_sl001=True),
 }
 
@@ -230,7 +209,7 @@ def _datafusion_catalog(case: DataFusionCase) -> Catalog:
 
 
 @pytest.mark.parametrize(
-    "case", [pytest.param(c, id=name, marks=_marks(c.xfail)) for name, c in DATAFUSION_CASES.items()])
+    "case", [pytest.param(c, id=name) for name, c in DATAFUSION_CASES.items()])
 def test_datafusion_sl001_holds(tmp_path, case: DataFusionCase):
     pytest.importorskip("datafusion")
     catalog = _datafusion_catalog(case)

@@ -15,8 +15,8 @@ from processes import command, environment, run
 
 from sortlint.cli import main
 
-FIXABLE = "SELECT a FROM t WHERE b = 1 ORDER BY b, a;\n"
-FINDING = "q.sql:1:38: SL003 [*] sort key b is constant: WHERE t.b = 1 (line 1) [query]"
+FIXABLE = "SELECT a FROM t WHERE b = 1 ORDER BY a, a;\n"
+FINDING = "q.sql:1:41: SL003 [*] sort key a repeats an earlier key [query]"
 
 
 @pytest.fixture
@@ -52,7 +52,7 @@ def test_json_with_diff_is_json_and_the_diff_goes_to_stderr(repo, capsys):
     assert entries[1]["message"].startswith("cannot parse SQL: ")
     assert captured.err == (
         "--- a/q.sql\n+++ b/q.sql\n@@ -1 +1 @@\n"
-        "-SELECT a FROM t WHERE b = 1 ORDER BY b, a;\n+SELECT a FROM t WHERE b = 1 ORDER BY a;\n"
+        "-SELECT a FROM t WHERE b = 1 ORDER BY a, a;\n+SELECT a FROM t WHERE b = 1 ORDER BY a;\n"
     )
 
 

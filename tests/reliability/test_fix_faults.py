@@ -23,7 +23,7 @@ from processes import environment, permissions_apply, run, small_disk, start, te
 
 from sortlint.cli import main
 
-FIXABLE = "SELECT a FROM t WHERE b = 1 ORDER BY b, a;\n"
+FIXABLE = "SELECT a FROM t WHERE b = 1 ORDER BY a, a;\n"
 FIXED = "SELECT a FROM t WHERE b = 1 ORDER BY a;\n"
 
 
@@ -51,7 +51,7 @@ def test_a_read_only_folder(repo, permissions):
         (repo / "a_locked").chmod(0o755)
     assert (result.returncode, result.stderr) == (2, "")
     assert result.stdout.splitlines() == [
-        "a_locked/q.sql:1:38: SL003 [*] sort key b is constant: WHERE t.b = 1 (line 1) [query]",
+        "a_locked/q.sql:1:41: SL003 [*] sort key a repeats an earlier key [query]",
         "error: a_locked/q.sql: not fixed, the file is as it was: cannot write it: Permission denied",
         "Found 1 finding in 2 files. 1 error.",
         "1 fixed, 1 remaining.",
@@ -67,7 +67,7 @@ def test_a_read_only_file_is_refused(repo, capsys):
     (repo / "a.sql").chmod(0o444)
     assert main(["check", "--fix", "."]) == 2
     assert capsys.readouterr().out.splitlines() == [
-        "a.sql:1:38: SL003 [*] sort key b is constant: WHERE t.b = 1 (line 1) [query]",
+        "a.sql:1:41: SL003 [*] sort key a repeats an earlier key [query]",
         "error: a.sql: not fixed, the file is as it was: the file is read-only",
         "Found 1 finding in 2 files. 1 error.",
         "1 fixed, 1 remaining.",

@@ -13,8 +13,8 @@ from processes import permissions_apply, run, without_root_file_access
 from sortlint.cli import main
 from sortlint.config.syntax import ACCEPTED_TYPES
 
-FIXABLE = "SELECT a FROM t WHERE b = 1 ORDER BY b, a;\n"
-FINDING = "q.sql:1:38: SL003 [*] sort key b is constant: WHERE t.b = 1 (line 1) [query]"
+FIXABLE = "SELECT a FROM t WHERE b = 1 ORDER BY a, a;\n"
+FINDING = "q.sql:1:41: SL003 [*] sort key a repeats an earlier key [query]"
 RULES = "the rules are SL001, SL002, SL003, SL101, SL102, SL103, SL201, SL301"
 
 
@@ -179,8 +179,8 @@ def test_unknown_rule_codes_in_the_config(repo, capsys):
 
 def test_unknown_rule_codes_in_noqa_comments(repo, capsys):
     (repo / "q.sql").write_text(
-        "SELECT a FROM t WHERE b = 1 ORDER BY b, a; -- noqa: SL03\n"
-        "SELECT a FROM t WHERE b = 1 ORDER BY b, a; -- noqa: LT01, SL003\n"
+        "SELECT a FROM t WHERE b = 1 ORDER BY a, a; -- noqa: SL03\n"
+        "SELECT a FROM t WHERE b = 1 ORDER BY a, a; -- noqa: LT01, SL003\n"
     )
     assert main(["check", "q.sql"]) == 2
     assert out_lines(capsys) == [
@@ -195,13 +195,13 @@ def test_unknown_rule_codes_in_noqa_comments(repo, capsys):
 
 def test_noqa_inside_a_string_silences_nothing(repo, capsys):
     (repo / "q.sql").write_text(
-        "SELECT a FROM t WHERE b = 1 AND c = '-- noqa' ORDER BY b, a;\n"
-        "SELECT a FROM t WHERE b = 1 ORDER BY b, a /* noqa? no: -- noqa */;\n"
-        "SELECT `-- noqa` FROM t WHERE b = 1 ORDER BY b, `-- noqa`;\n"
+        "SELECT a FROM t WHERE b = 1 AND c = '-- noqa' ORDER BY a, a;\n"
+        "SELECT a FROM t WHERE b = 1 ORDER BY a, a /* noqa? no: -- noqa */;\n"
+        "SELECT `-- noqa` FROM t WHERE b = 1 ORDER BY `-- noqa`, `-- noqa`;\n"
     )
     assert main(["check", "q.sql"]) == 1
     assert [line.split(" ")[:2] for line in out_lines(capsys)] == [
-        ["q.sql:1:56:", "SL003"], ["q.sql:3:46:", "SL003"], ["Found", "2"],
+        ["q.sql:1:59:", "SL003"], ["q.sql:3:57:", "SL003"], ["Found", "2"],
     ]
 
 
@@ -209,14 +209,14 @@ def test_noqa_in_python_comments_and_in_the_sql_of_a_string(repo, capsys):
     (repo / "job.py").write_text(
         "from pyspark.sql import SparkSession\n"
         "spark = SparkSession.builder.getOrCreate()\n"
-        "a = spark.sql('SELECT a FROM t WHERE b = 1 ORDER BY b, a')  # noqa: SL003\n"
-        "b = spark.sql('SELECT a FROM t WHERE b = 1 ORDER BY b, a -- noqa')\n"
-        "c = spark.sql('SELECT a FROM t WHERE b = 1 ORDER BY b, a'); d = '# noqa'\n"
-        "e = spark.sql(\"SELECT a FROM t WHERE b = 1 AND c = '-- noqa' ORDER BY b, a\")\n"
+        "a = spark.sql('SELECT a FROM t WHERE b = 1 ORDER BY a, a')  # noqa: SL003\n"
+        "b = spark.sql('SELECT a FROM t WHERE b = 1 ORDER BY a, a -- noqa')\n"
+        "c = spark.sql('SELECT a FROM t WHERE b = 1 ORDER BY a, a'); d = '# noqa'\n"
+        "e = spark.sql(\"SELECT a FROM t WHERE b = 1 AND c = '-- noqa' ORDER BY a, a\")\n"
     )
     assert main(["check", "job.py"]) == 1
     assert [line.split(" ")[:2] for line in out_lines(capsys)] == [
-        ["job.py:5:53:", "SL003"], ["job.py:6:71:", "SL003"], ["Found", "2"],
+        ["job.py:5:56:", "SL003"], ["job.py:6:74:", "SL003"], ["Found", "2"],
     ]
 
 
@@ -250,11 +250,11 @@ def test_a_byte_order_mark_is_read_and_kept(repo, capsys):
     (repo / "job.py").write_bytes(BOM + (
         "from pyspark.sql import SparkSession\n"
         "spark = SparkSession.builder.getOrCreate()\n"
-        "spark.sql('SELECT a FROM t WHERE b = 1 ORDER BY b, a')\n"
+        "spark.sql('SELECT a FROM t WHERE b = 1 ORDER BY a, a')\n"
     ).encode())
     assert main(["check", "."]) == 1
     assert out_lines(capsys) == [
-        "job.py:3:49: SL003 [*] sort key b is constant: WHERE t.b = 1 (line 3) [query]",
+        "job.py:3:52: SL003 [*] sort key a repeats an earlier key [query]",
         FINDING,
         "Found 2 findings in 2 files.",
     ]
@@ -287,7 +287,7 @@ def test_deep_nesting_is_analysed_or_reported_as_such(repo, capsys):
     (repo / "q.sql").write_text(nested(40) + "\n" + nested(400) + FIXABLE)
     assert main(["check", "q.sql"]) == 2
     assert out_lines(capsys) == [
-        "q.sql:6:38: SL003 [*] sort key b is constant: WHERE t.b = 1 (line 6) [query]",
+        "q.sql:6:41: SL003 [*] sort key a repeats an earlier key [query]",
         "error: q.sql:5: too deeply nested to analyse (brackets 400 deep; name inner queries "
         "in a WITH clause or a view)",
         "Found 1 finding in 1 file. 1 error.",

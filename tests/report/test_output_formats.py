@@ -11,11 +11,17 @@ import pytest
 
 from sortlint.cli import main
 
-# DataFusion reads a declared order; declared without the engine knowing it (fixes unsafe).
-CATALOG = "sources:\n  events:\n    columns: {host: string not null, time: timestamp not null, level: string}\n    orderings: [[host, time]]\n    engine_known: false\ntarget: datafusion\n"
+# Constants declared without the engine knowing them (fixes unsafe).
+CATALOG = (
+    "sources:\n  events:\n    columns: {host: string not null, time: timestamp not null, level: string}\n"
+    "    constants: {host: h, time: '2024-01-01 00:00:00'}\n    engine_known: false\ntarget: datafusion\n"
+)
 QUERIES = "SELECT host, 'é' AS e FROM events ORDER BY host, time;\nSELECT host FROM events WHERE level = 'x' ORDER BY host, level;\n"
-DECLARED = "declared ordering [host ASC NULLS LAST, time ASC NULLS LAST] of events (sortlint.yml:4)"
-FIRST = f"ORDER BY [events.host ASC NULLS LAST, events.time ASC NULLS LAST] is already satisfied by its input: {DECLARED}"
+DECLARED = "declared constant host = 'h' of events (sortlint.yml:2)"
+FIRST = (
+    "ORDER BY [events.host ASC NULLS LAST, events.time ASC NULLS LAST] is already satisfied by its input: "
+    f"{DECLARED}; declared constant time = '2024-01-01 00:00:00' of events (sortlint.yml:2)"
+)
 SECOND = f"ORDER BY [events.host ASC NULLS LAST, events.level ASC NULLS LAST] is already satisfied by its input: {DECLARED}; WHERE events.level = 'x' (line 2)"
 PARSE_ERROR = "broken.sql:1: cannot parse SQL: Required keyword: 'this' missing for <class 'sqlglot.expressions.core.Paren'>"
 

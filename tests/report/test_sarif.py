@@ -24,8 +24,11 @@ def shared_schema() -> Path:
     pytest.fail("shared/schemas/sarif-2.1.0.json is not next to the repository")
 
 
-# DataFusion reads a declared order; declared without the engine knowing it (fixes unsafe).
-CATALOG = "sources:\n  events:\n    columns: {host: string not null, time: timestamp not null, level: string}\n    orderings: [[host, time]]\n    engine_known: false\ntarget: datafusion\n"
+# Constants declared without the engine knowing them (fixes unsafe).
+CATALOG = (
+    "sources:\n  events:\n    columns: {host: string not null, time: timestamp not null, level: string}\n"
+    "    constants: {host: h, time: '2024-01-01 00:00:00'}\n    engine_known: false\ntarget: datafusion\n"
+)
 QUERIES = """\
 SELECT host, time FROM events ORDER BY host, time;
 SELECT host FROM events WHERE level = 'x' ORDER BY level, host;
@@ -103,7 +106,8 @@ def test_a_result_with_its_region_fingerprint_and_fix(repo, capsys):
     }
     assert first["message"]["text"] == (
         "ORDER BY [host ASC NULLS LAST, time ASC NULLS LAST] is already satisfied by its input: declared "
-        "ordering [host ASC NULLS LAST, time ASC NULLS LAST] of events (sortlint.yml:4)"
+        "constant host = 'h' of events (sortlint.yml:2); declared constant time = '2024-01-01 00:00:00' of "
+        "events (sortlint.yml:2)"
     )
 
 

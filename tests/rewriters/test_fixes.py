@@ -139,6 +139,49 @@ def test_sl103_determined_key_becomes_any_value(fix):
     ) == "SELECT event_id, any_value(level) AS level, count(*) AS n FROM events GROUP BY event_id"
 
 
+def test_sl103_constant_is_written_as_a_value_of_the_key_type(fix):
+    # The date, not the string '2024-01-02'; a bigint, not the int 1; a decimal(12,2).
+    assert fix(
+        "SELECT day, code, count(*) AS n FROM orders WHERE day = '2024-01-02' GROUP BY day, code"
+    ) == "SELECT DATE '2024-01-02' AS day, code, count(*) AS n FROM orders WHERE day = '2024-01-02' GROUP BY code"
+    assert fix(
+        "SELECT qty, code, count(*) AS n FROM orders WHERE qty = 1 GROUP BY qty, code"
+    ) == "SELECT CAST(1 AS BIGINT) AS qty, code, count(*) AS n FROM orders WHERE qty = 1 GROUP BY code"
+    assert fix(
+        "SELECT amount, code, count(*) AS n FROM orders WHERE amount = 2.5 GROUP BY amount, code"
+    ) == "SELECT CAST(2.5 AS DECIMAL(12,2)) AS amount, code, count(*) AS n FROM orders WHERE amount = 2.5 GROUP BY code"
+
+
+def test_sl103_ordinal_keys_are_the_select_items_they_name(fix):
+    assert fix(
+        "SELECT code, qty, count(*) AS n FROM orders WHERE qty = 1 GROUP BY 1, 2"
+    ) == "SELECT code, CAST(1 AS BIGINT) AS qty, count(*) AS n FROM orders WHERE qty = 1 GROUP BY 1"
+    assert fix(
+        "SELECT o.code, p.code AS code2, count(*) AS n FROM orders o JOIN orders p ON o.code = p.code GROUP BY 1, 2"
+    ) == "SELECT o.code, o.code AS code2, count(*) AS n FROM orders o JOIN orders p ON o.code = p.code GROUP BY 1"
+
+
+def test_sl103_alias_keys_are_the_select_items_they_name(fix):
+    # `any_value(q1) AS q1` would not resolve: the alias is the item being rewritten.
+    assert fix(
+        "SELECT order_id, qty + 1 AS q1, count(*) AS n FROM orders WHERE qty = 1 GROUP BY order_id, q1"
+    ) == "SELECT order_id, any_value(qty + 1) AS q1, count(*) AS n FROM orders WHERE qty = 1 GROUP BY order_id"
+
+
+def test_sl103_leaves_a_key_the_statement_still_reads(fix):
+    for sql in (
+        # ORDER BY names the dropped key: Spark could no longer resolve it.
+        "SELECT o.code, p.code AS code2, count(*) AS n FROM orders o JOIN orders p ON o.code = p.code "
+        "GROUP BY o.code, p.code ORDER BY p.code",
+        # An equal key of another type (string = int casts the string): no equality at all.
+        "SELECT code, qty, count(*) AS n FROM orders WHERE code = 1 GROUP BY code, qty",
+        # price equals amount, but is a double: not `amount AS price`, and a double's groups
+        # show -0.0 as 0.0 where any_value(price) would not.
+        "SELECT amount, price, count(*) AS n FROM orders WHERE price = amount GROUP BY amount, price",
+    ):
+        assert fix(sql, "--unsafe-fixes") == sql
+
+
 def test_sl201_drops_the_window_key_and_keeps_the_column_name(fix):
     assert fix(
         "SELECT host, row_number() OVER (PARTITION BY host ORDER BY host, time) AS rn FROM events"

@@ -424,6 +424,14 @@ FIX_SHAPES = {
         "SELECT host, level AS lvl, host AS h2, count(*) AS n FROM events WHERE host = level GROUP BY host, level"
     ),
     "sl103_determined": "SELECT event_id, level, count(*) AS n FROM events GROUP BY event_id, level",
+    "sl103_typed_date": "SELECT day, code, count(*) AS n FROM orders WHERE day = '2024-01-02' GROUP BY day, code",
+    "sl103_typed_bigint": "SELECT qty, code, count(*) AS n FROM orders WHERE qty = 1 GROUP BY qty, code",
+    "sl103_typed_decimal": "SELECT amount, code, count(*) AS n FROM orders WHERE amount = 2.5 GROUP BY amount, code",
+    "sl103_ordinal": "SELECT code, qty, count(*) AS n FROM orders WHERE qty = 1 GROUP BY 1, 2",
+    "sl103_ordinal_equal": (
+        "SELECT o.code, p.code AS code2, count(*) AS n FROM orders o JOIN orders p ON o.code = p.code GROUP BY 1, 2"
+    ),
+    "sl103_alias": "SELECT order_id, qty + 1 AS q1, count(*) AS n FROM orders WHERE qty = 1 GROUP BY order_id, q1",
     "sl201_order_key": "SELECT host, row_number() OVER (PARTITION BY host ORDER BY host, time) AS rn FROM events",
     "sl201_partition_key": "SELECT sum(latency_ms) OVER (PARTITION BY host, host) FROM events",
     "second_run": "SELECT * FROM events WHERE level = 'x' ORDER BY level, latency_ms;\n",

@@ -7,22 +7,11 @@ def test_a_declared_ordering_never_satisfies_an_order_by_under_spark(codes):
     assert codes("SELECT host, time FROM events ORDER BY host, time") == []
 
 
-def test_constant_prefix_makes_the_declared_order_match_under_datafusion(lint):
-    assert lint("""
-        SELECT host, time FROM events
-        WHERE host = 'a'
-        ORDER BY time
-    """, target="datafusion") == [(
-        "SL001",
-        3,
-        "ORDER BY [time ASC NULLS LAST] is already satisfied by its input: "
-        "declared ordering [host ASC NULLS LAST, time ASC NULLS LAST] of events "
-        "(sortlint.yml:14); WHERE events.host = 'a' (line 2)",
-    )]
-
-
-def test_not_null_column_ignores_null_placement(codes):
-    assert codes("SELECT * FROM events ORDER BY host NULLS FIRST, time", target="datafusion") == [("SL001", 1)]
+def test_a_declared_ordering_is_merged_by_a_final_order_by_under_datafusion(codes):
+    # DataFusion reads the files of a `WITH ORDER` table in parallel, each in its order: the
+    # final ORDER BY is the merge that makes them one order, not a sort to remove.
+    assert codes("SELECT host, time FROM events WHERE host = 'a' ORDER BY time", target="datafusion") == []
+    assert codes("SELECT * FROM events ORDER BY host NULLS FIRST, time", target="datafusion") == []
 
 
 def test_flipped_direction_is_not_satisfied(codes):
@@ -55,13 +44,14 @@ def test_an_inner_sort_of_the_same_rows_is_the_one_reported_under_spark(lint):
     )]
 
 
-def test_an_inner_sort_satisfies_the_outer_one_under_datafusion(lint):
-    findings = lint("""
+def test_an_inner_sort_of_the_same_rows_is_the_one_reported_under_datafusion(lint):
+    # DataFusion removes a subquery's sort that nothing above requires: the outer one stays.
+    assert lint("""
         SELECT t.amount FROM (SELECT amount FROM orders ORDER BY amount DESC) t
         ORDER BY t.amount DESC
-    """, target="datafusion")
-    assert [(code, line) for code, line, _ in findings] == [("SL001", 2)]
-    assert "ORDER BY (line 1)" in findings[0][2]
+    """, target="datafusion") == [
+        ("SL002", 1, "ORDER BY has no effect: its rows feed a later ORDER BY (line 2) that overrides it"),
+    ]
 
 
 def test_a_top_k_keeps_its_order_for_the_sort_above_it(lint):
@@ -139,3 +129,25 @@ def test_basis_is_declared_for_catalog_facts_and_query_for_inner_sorts(tmp_path,
         ("SL001", 1, "declared"),
         ("SL001", 2, "query"),
     ]
+
+
+ANSI_CATALOG = """
+target: {{target}}
+spark: {{{{ansi: {ansi}}}}}
+sources:
+  events:
+    columns: {{{{event_id: bigint not null, latency_ms: int}}}}
+"""
+
+
+def test_without_ansi_mode_integer_arithmetic_may_wrap_and_keeps_no_order(lint):
+    # Spark without ANSI mode computes latency_ms + 1 as an INT that wraps at 2147483647
+    # (tests/engines/test_spark_facts.py); with it, an overflow fails the query.
+    sql = """
+        SELECT s.x FROM (SELECT latency_ms + 1 AS x FROM events ORDER BY latency_ms LIMIT 10) s
+        ORDER BY x
+    """
+    assert [code for code, _, _ in lint(sql, catalog=ANSI_CATALOG.format(ansi="true"))] == ["SL001"]
+    assert lint(sql, catalog=ANSI_CATALOG.format(ansi="false")) == []
+    widened = sql.replace("latency_ms + 1", "CAST(latency_ms AS BIGINT) + 1")
+    assert [code for code, _, _ in lint(widened, catalog=ANSI_CATALOG.format(ansi="false"))] == ["SL001"]

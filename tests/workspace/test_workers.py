@@ -17,7 +17,7 @@ from sortlint.workspace.workers import Ahead, balanced_shares
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
-# DataFusion reads a declared order, so views carry it to their readers.
+# One day's orders, as declared: views carry the constants to their readers.
 CATALOG = """
 target: datafusion
 sources:
@@ -28,8 +28,7 @@ sources:
       created_at: timestamp not null
       status: string
       amount: double
-    orderings:
-      - [order_date, created_at]
+    constants: {order_date: '2024-01-01', created_at: '2024-01-01 00:00:00'}
 """
 
 SORTED_SCAN = "SELECT order_date, created_at, amount FROM sales.orders ORDER BY order_date, created_at;\n"

@@ -18,22 +18,25 @@ GROUP BY host, time_bin        -- SL103 on host: it is constant
 ```
 
 ## Fix safety
-The fix drops the key and keeps the column under its old name and position: a constant
-becomes its literal (`'app.example.com' AS host`), an equal key becomes the kept key
-(`a AS a_clone`), a determined column becomes `any_value(col) AS col`. Safe when the
-query itself makes the key redundant; unsafe when it rests on a declaration.
+The fix drops the key and keeps the column under its old name, position and type: a
+constant becomes its value as a literal of the column's type (`'app.example.com' AS host`,
+`DATE '2024-01-02' AS day`, `CAST(2.5 AS DECIMAL(12,2)) AS price`), an equal key of the same
+type becomes the kept key (`a AS a_clone`), anything else `any_value(col) AS col` - except a
+floating-point column, whose group shows -0.0 as 0.0 while `any_value` would not, and a
+column of unknown type. A key the statement still reads elsewhere (HAVING, a window,
+ORDER BY over the input, another select item) is not dropped. Safe when the query itself
+makes the key redundant; unsafe when it rests on a declaration.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from sqlglot import exp
-
 from sortlint.diagnostics import Finding
 from sortlint.linter.context import Context
 from sortlint.linter.redundancy import describe
 from sortlint.ordering import KeyVerdict, SortKey
+from sortlint.ordering.types import shows_values_when_grouped, sql_type, typed_literal
 from sortlint.plan import nodes as n
 from sortlint.sources.frontend import KeptColumn
 
@@ -67,20 +70,25 @@ def _edits(node: n.Aggregate, verdicts: Sequence[KeyVerdict], index: int, contex
 
 
 def _kept_column(verdicts: Sequence[KeyVerdict], index: int, node: n.Aggregate, context: Context) -> KeptColumn:
-    """What the dropped key's column shows: nothing new for a repeated key, a string
-    constant's literal, the kept key it equals, or any value of the group (the same in
-    every row of it)."""
+    """What the dropped key's column may show, keeping its type and values: nothing new for
+    a repeated key; its constant, as a value of the key's type; the kept key it equals, when
+    both have one type; any value of the group (the same in every row of it), when the key's
+    type is known and its groups show values as they are."""
     verdict = verdicts[index]
     if verdict.redundant == "duplicate":
         return KeptColumn(duplicate=True)
-    if verdict.redundant == "constant":
-        constant = context.input_of(node).constant(verdict.normalized.expr)
-        value = constant.value if constant else None
-        if value is not None and isinstance(value.node, exp.Literal) and value.node.is_string:
-            return KeptColumn(constant=value.node.sql(dialect="spark"))
-    if verdict.redundant == "equivalent":
+    props = context.input_of(node)
+    key_type = sql_type(props.type_of(node.keys[index].expr))
+    constant = equal_to = None
+    if verdict.redundant == "constant" and key_type is not None:
+        found = props.constant(verdict.normalized.expr)
+        if found is not None and found.value is not None:
+            constant = typed_literal(found.value.node, props.type_of(found.value), key_type)
+    if verdict.redundant == "equivalent" and key_type is not None:
         target = verdict.normalized.expr
         for earlier, other in enumerate(verdicts[:index]):
             if other.redundant is None and other.normalized.expr == target:
-                return KeptColumn(equal_to=earlier)
-    return KeptColumn()
+                if sql_type(props.type_of(node.keys[earlier].expr)) == key_type:
+                    equal_to = earlier
+                break
+    return KeptColumn(constant=constant, equal_to=equal_to, any_value=shows_values_when_grouped(key_type))

@@ -122,7 +122,9 @@ class WindowUse:
     """On a DataFrame `Window`, one per function: the spec's calls and the columns showing it."""
 
     editable: bool
-    only_call: bool  # the spec is this one call (`Window.partitionBy(...)`)
+    # The spec's first call (`Window.partitionBy(...)`, from its dot): it stays, with `()`,
+    # when its keys go, so that what remains is still a WindowSpec and not `Window` itself.
+    first_call: Span | None
     columns: tuple[tuple[Span | None, str | None, bool], ...]  # (expression span, old name, named)
     reason: str = ""
 
@@ -567,7 +569,8 @@ class Builder:
         spec = window.spec
         keys: Sequence[SpecKey] = (*spec.partition, *spec.order)
         editable = not any(k.indirect for k in keys)
-        return WindowUse(editable, len(spec.calls) == 1, tuple(uses.get(id(window), ())),
+        first = self.span(spec.calls[0][1]) if spec.calls else None
+        return WindowUse(editable, first, tuple(uses.get(id(window), ())),
                          "" if editable else "the keys are unpacked from a list written elsewhere")
 
     def op_withColumn(self, op: Op) -> Frame:

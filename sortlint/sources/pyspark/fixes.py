@@ -4,7 +4,8 @@
   it stands alone on one (its trailing comment and `\\` continuation included, the
   continuation of the line before when it was the chain's last), else exactly the call;
 * sort keys, window keys and group keys are arguments: dropped with their commas (a window
-  spec's only `.partitionBy(...)` goes whole, or keeps `()` when it is the spec's only call);
+  spec's only `.partitionBy(...)` goes whole, or keeps `()` when it is the spec's first call, so
+  that what remains is a WindowSpec, not `Window` itself);
 * `groupBy` keys are reordered where they are written, and because a DataFrame
   aggregation outputs its keys first and in `groupBy` order, a trailing `.select(...)` of
   the original column order is appended to the aggregation (`.agg(...)`, `.count()`). When a
@@ -97,10 +98,12 @@ class DataFrameFixes:
     def drop_group_key(
         self, context: FixContext, aggregate: n.Aggregate, index: int, kept: KeptColumn
     ) -> list[Edit] | None:
-        """Drop the key; keep its column with `F.any_value(key).alias(name)` (whatever the
-        rule's replacement: any value of a group is the one the key had)."""
+        """Drop the key; keep its column with `F.any_value(key).alias(name)` where the rule
+        allows it (any value of a group is the one the key had)."""
         info = getattr(aggregate, "dataframe", None)
         if info is None or not info.keys_editable or not info.certain or info.functions is None:
+            return None
+        if not (kept.duplicate or kept.any_value):
             return None
         names = _unique_names(info)
         if names is None:
@@ -142,7 +145,7 @@ class DataFrameFixes:
         if len(items) == 1:
             if call is None:
                 return None
-            if info.only_call:
+            if call == info.first_call:
                 edits = [unit.edit(items[0].span.start, items[0].span.end, "")]
             else:
                 edits = remove_call(unit, call)

@@ -19,6 +19,7 @@ from sqlglot.tokens import TokenType
 from sortlint.diagnostics import Edit
 from sortlint.ordering import Expr, SortOptions
 from sortlint.plan import nodes as n
+from sortlint.plan.aggregates import is_aggregate
 from sortlint.plan.names import UnknownName, alias_needed, spark_output_name
 from sortlint.plan.nodes import Span
 from sortlint.sources.frontend import FixContext, KeptColumn, Rewrite, WrittenKey
@@ -45,11 +46,16 @@ class SqlFixes:
     def drop_group_key(
         self, context: FixContext, aggregate: n.Aggregate, index: int, kept: KeptColumn
     ) -> list[Edit] | None:
-        """Drop the key; rewrite the select items that showed it, under their old names."""
-        project = _select_list(aggregate, context)
-        if project is None or aggregate.implicit_keys:
+        """Drop the key; rewrite the select items that showed it, under their old names. None
+        when the statement reads the key anywhere else (HAVING, a window, QUALIFY, ORDER BY
+        over the input, another select item), where it would no longer resolve, or when the
+        keys are GROUP BY ALL's."""
+        if aggregate.implicit_keys:
             return None
         unit, key = context.unit, aggregate.keys[index]
+        project = _select_list(aggregate, key.expr, context)
+        if project is None or _sorted_by_name(project, key.expr, context):
+            return None
         edits = remove_items(unit, [k.span for k in aggregate.keys], {index})
         for column in project.columns:
             if column.span is None:
@@ -57,9 +63,10 @@ class SqlFixes:
             if column.expr == key.expr:
                 if not kept.duplicate:
                     name = _spark_name(column, unit)
-                    if name is None:
+                    text = _kept_text(aggregate, index, kept, project, unit)
+                    if name is None or text is None:
                         return None
-                    edits += replace(unit, column.span, f"{_kept_text(aggregate, index, kept)} AS {alias_needed(name)}")
+                    edits += replace(unit, column.span, f"{text} AS {alias_needed(name)}")
             elif _reads_outside_aggregates(column.expr, key.expr):
                 return None  # the key is used in a way the rewrite cannot keep
         return edits
@@ -150,12 +157,42 @@ def _statement_end(unit: Unit) -> int | None:
     return tokens[-1].end + 1 if tokens else None
 
 
-def _kept_text(aggregate: n.Aggregate, index: int, kept: KeptColumn) -> str:
+def _kept_text(
+    aggregate: n.Aggregate, index: int, kept: KeptColumn, project: n.Project, unit: Unit
+) -> str | None:
+    """The text of what the dropped key's column shows instead (see `KeptColumn`)."""
     if kept.constant is not None:
         return kept.constant
     if kept.equal_to is not None:
-        return aggregate.keys[kept.equal_to].text
-    return f"any_value({aggregate.keys[index].text})"
+        return _key_text(aggregate.keys[kept.equal_to], project, unit)
+    if kept.any_value:
+        text = _key_text(aggregate.keys[index], project, unit)
+        return f"any_value({text})" if text is not None else None
+    return None
+
+
+def _key_text(key: n.GroupKey, project: n.Project, unit: Unit) -> str | None:
+    """A group key as an expression: as written, or - for an ordinal (`GROUP BY 2`) or a
+    select alias (`GROUP BY e1`) - the select item it names, without its alias."""
+    column = _named_item(key, project)
+    if column is None:
+        return key.text
+    if column.node is None or column.span is None:
+        return None
+    if isinstance(column.node, exp.Alias):
+        value = column.node.this
+        return value.sql(dialect="spark") if value is not None else None
+    return unit.text[column.span.start : column.span.end]
+
+
+def _named_item(key: n.GroupKey, project: n.Project) -> n.OutputColumn | None:
+    """The select item a key names by position or by alias, if it names one."""
+    if key.ordinal is not None:
+        return project.columns[key.ordinal - 1] if key.ordinal <= len(project.columns) else None
+    for column in project.columns:
+        if column.aliased and column.expr == key.expr and column.name.lower() == key.text.strip("`").lower():
+            return column
+    return None
 
 
 def _spark_name(column: n.OutputColumn, unit: Unit) -> str | None:
@@ -170,24 +207,65 @@ def _spark_name(column: n.OutputColumn, unit: Unit) -> str | None:
         return None
 
 
-def _select_list(node: n.Aggregate, context: FixContext) -> n.Project | None:
-    """The projection right above the aggregate (through HAVING), if nothing else reads
-    the aggregate's keys."""
+def _select_list(node: n.Aggregate, key: Expr, context: FixContext) -> n.Project | None:
+    """The projection above the aggregate (through HAVING, windows, QUALIFY and a sort over
+    the input), if none of those reads `key`."""
     parent = context.parent(node)
-    while isinstance(parent, n.Filter):
-        if any(_reads_outside_aggregates(c, k.expr) for c in parent.conjuncts for k in node.keys):
+    while isinstance(parent, (n.Filter, n.Window, n.Sort)):
+        if any(_reads_outside_aggregates(e, key) for e in _expressions(parent)):
             return None
         parent = context.parent(parent)
     return parent if isinstance(parent, n.Project) else None
 
 
+def _sorted_by_name(project: n.Project, key: Expr, context: FixContext) -> bool:
+    """Whether an ORDER BY over the select list's outputs is written with a column the key
+    reads (`ORDER BY u.k` for the output `u.k AS uk`): without the key it would name no
+    output, nor resolve. A bare output name (`ORDER BY uk`) still names its output."""
+    read = {(c.column_name, c.node.table) for c in key.columns if isinstance(c.node, exp.Column)}
+    outputs = {column.name.lower() for column in project.columns}
+    parent = context.parent(project)
+    while isinstance(parent, (n.Distinct, n.Repartition, n.Sort, n.Limit)):
+        for item in parent.keys if isinstance(parent, n.Sort) else ():
+            if item.ordinal is not None:
+                continue
+            for column in sqlglot.parse_one(f"SELECT 1 ORDER BY {item.text}", read="spark").find_all(exp.Column):
+                name, table = column.name.lower(), column.table.lower()
+                if not table and name in outputs:
+                    continue
+                if any(name == read_name and table in ("", read_table) for read_name, read_table in read):
+                    return True
+        parent = context.parent(parent)
+    return False
+
+
+def _expressions(node: n.Node) -> list[Expr]:
+    if isinstance(node, n.Filter):
+        return list(node.conjuncts)
+    if isinstance(node, n.Window):
+        return [function.expr for function in node.functions]
+    if isinstance(node, n.Sort):
+        return [item.expr for item in node.keys]
+    return []
+
+
 def _reads_outside_aggregates(expr: Expr, key: Expr) -> bool:
-    """Whether `expr` reads the key's columns other than inside an aggregate call."""
+    """Whether `expr` reads the key's columns other than inside an aggregate call (a window
+    function's own call reads the grouped rows: it does not count as one)."""
     columns = {c for c in key.columns}
     for column in expr.node.find_all(exp.Column):
-        if Expr.of(column) in columns and column.find_ancestor(exp.AggFunc) is None:
+        if Expr.of(column) in columns and not _inside_aggregate(column):
             return True
     return expr == key
+
+
+def _inside_aggregate(node: exp.Expression) -> bool:
+    parent = node.parent
+    while parent is not None:
+        if is_aggregate(parent) and not (isinstance(parent.parent, exp.Window) and parent.arg_key == "this"):
+            return True
+        parent = parent.parent
+    return False
 
 
 def _columns_showing(window: n.Window, function: n.WindowFunction, context: FixContext):

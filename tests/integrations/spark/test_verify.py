@@ -44,6 +44,7 @@ def repository(spark, tmp_path_factory):
             constants: {region: EU}
           orders_plain:
             location: data/orders
+            columns: {order_id: bigint not null, customer_id: bigint, region: string}
           verify_test.copy:
             columns: {order_id: bigint, region: string}
         """,
@@ -130,5 +131,5 @@ def test_a_statement_spark_cannot_run_is_not_verified(repository, capsys, monkey
         query.unlink()
     assert code == 0
     assert out.splitlines()[0].startswith(
-        "unknown.sql:1: SL001 (line 1): not verified: Spark cannot run it: [TABLE_OR_VIEW_NOT_FOUND]"
+        "unknown.sql:1: SL003 (line 1): not verified: Spark cannot run it: [TABLE_OR_VIEW_NOT_FOUND]"
     )

@@ -37,10 +37,15 @@ sources:
       created_at: timestamp not null
       currency: string not null
       amount: int
-    orderings: [[day, created_at]]
+    constants: {day: '2024-01-01', created_at: '2024-01-01 00:00:00'}
     unique: [[order_id]]
     engine_known: true
 """
+
+# The same table, stored sorted instead of holding one day.
+ORDERED = CATALOG.replace(
+    "constants: {day: '2024-01-01', created_at: '2024-01-01 00:00:00'}", "orderings: [[day, created_at]]"
+)
 
 MACROS = """\
 {% macro sorted_by(columns) -%}
@@ -324,7 +329,7 @@ def test_a_constant_from_var_is_not_written_into_the_model(tmp_path):
         "where currency = '{{ var(\"currency\") }}'\n"
         "group by day, currency\n"
     )
-    root = make_project(tmp_path, {"per_day": model})
+    root = make_project(tmp_path, {"per_day": model}, catalog=ORDERED)
     assert findings(root) == [("models/per_day.sql", 4, "SL103")]
     assert fixes(root, "per_day") == [
         (
@@ -346,7 +351,7 @@ def test_a_key_repeated_in_a_loop_body_is_reported_once_and_not_fixed(tmp_path):
         "  order_id\n"
         "from {{ source('shop', 'orders') }}\n"
     )
-    root = make_project(tmp_path, {"looped": model})
+    root = make_project(tmp_path, {"looped": model}, catalog=ORDERED)
     assert findings(root) == [("models/looped.sql", 2, "SL201")]
     [(_, applicability, message)] = fixes(root, "looped")
     assert (applicability, message.split(": ", 1)[1]) == (

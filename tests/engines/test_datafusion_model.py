@@ -1,0 +1,140 @@
+"""sortlint's model of DataFusion (sortlint/engines/datafusion.py), checked on the `datafusion`
+package: which queries give their rows in a global order without an ORDER BY.
+
+A table `WITH ORDER (a)` of two Parquet files, one of them large enough that DataFusion reads
+byte ranges of it in parallel, with 4 target partitions. For each query, sortlint says
+whether the final `ORDER BY a` is unnecessary (SL001); DataFusion runs the query without it.
+Where sortlint says unnecessary, the rows must come sorted - every time; where it keeps the
+sort, DataFusion is shown returning them out of order (so the model is not merely cautious).
+"""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from sortlint.config import load_config
+from sortlint.workspace.check import check
+
+datafusion = pytest.importorskip("datafusion")
+pa = pytest.importorskip("pyarrow")
+pq = pytest.importorskip("pyarrow.parquet")
+
+ROWS = 120_000
+CATALOG = """
+target: datafusion
+sources:
+  t:
+    columns: {a: bigint not null, k: bigint not null}
+    orderings: [[a]]
+  s:
+    columns: {k: bigint not null, w: bigint not null}
+    orderings: [[w desc]]
+"""
+
+
+@pytest.fixture(scope="module")
+def context(tmp_path_factory):
+    base = tmp_path_factory.mktemp("datafusion-model")
+    (base / "t").mkdir()
+    (base / "s").mkdir()
+    half = ROWS // 2
+    for index, values in enumerate((range(0, half), range(half, ROWS))):
+        table = pa.table({"a": pa.array(values, pa.int64()), "k": pa.array([v % 5 for v in values], pa.int64())})
+        pq.write_table(table, base / "t" / f"{index}.parquet", row_group_size=8192)
+    pq.write_table(pa.table({"k": pa.array(range(5), pa.int64()), "w": pa.array([50, 40, 30, 20, 10], pa.int64())}),
+                   base / "s" / "0.parquet")
+    ctx = datafusion.SessionContext(datafusion.SessionConfig().with_target_partitions(4))
+    ctx.sql(f"CREATE EXTERNAL TABLE t (a BIGINT NOT NULL, k BIGINT NOT NULL) STORED AS PARQUET "
+            f"WITH ORDER (a ASC NULLS LAST) LOCATION '{base / 't'}/'").collect()
+    ctx.sql(f"CREATE EXTERNAL TABLE s (k BIGINT NOT NULL, w BIGINT NOT NULL) STORED AS PARQUET "
+            f"WITH ORDER (w DESC NULLS FIRST) LOCATION '{base / 's'}/'").collect()
+    return ctx
+
+
+def sl001(tmp_path: Path, sql: str) -> bool:
+    (tmp_path / "sortlint.yml").write_text(textwrap.dedent(CATALOG))
+    query = tmp_path / "q.sql"
+    query.write_text(sql)
+    result = check([query], load_config(tmp_path / "sortlint.yml"))
+    assert not result.errors, result.errors
+    return any(f.code == "SL001" for f in result.findings)
+
+
+def in_order(ctx, sql: str) -> bool:
+    values = [row["a"] for row in ctx.sql(sql).to_pylist()]
+    return values == sorted(values)
+
+
+@pytest.mark.parametrize(
+    ("query", "ordered"),
+    [
+        # File groups (byte ranges of the files) are read in parallel: ordered inside each.
+        ("SELECT a FROM t", False),
+        ("SELECT a, k FROM t WHERE k > 1", False),
+        # A sort in a subquery that nothing needs is removed.
+        ("SELECT x.a FROM (SELECT a FROM t ORDER BY a) x", False),
+        # A sort under a LIMIT stays, and its rows are one partition.
+        ("SELECT x.a FROM (SELECT a FROM t ORDER BY a LIMIT 50000) x", True),
+        # A window without PARTITION BY merges its input into one partition in its order.
+        ("SELECT a, row_number() OVER (ORDER BY a) AS r FROM t", True),
+        # With PARTITION BY, it hash-repartitions by the keys.
+        ("SELECT a, k, count(*) OVER (PARTITION BY k ORDER BY a) AS c FROM t", False),
+        # GROUP BY streams per partition and hash-repartitions by its keys.
+        ("SELECT a, count(*) AS c FROM t GROUP BY a", False),
+        # UNION ALL puts the branches' partitions side by side.
+        ("SELECT a FROM t UNION ALL SELECT a FROM t", False),
+        # A join streams the larger side: here t, in parallel partitions.
+        ("SELECT t.a, s.w FROM t JOIN s ON t.k = s.k", False),
+    ],
+)
+def test_rows_come_in_order_exactly_where_sortlint_says(context, tmp_path, query, ordered):
+    assert sl001(tmp_path, f"SELECT * FROM ({query}) q ORDER BY a") is ordered
+    runs = [in_order(context, query) for _ in range(3)]
+    assert runs == [ordered] * 3
+
+
+def test_a_window_nothing_reads_is_pruned_with_its_sort(context, tmp_path):
+    """Issue 10 case 6, on a table of one small file: DataFusion drops the window and its
+    sort, so the rows come in file order, which the window's sort would have changed."""
+    assert not sl001(tmp_path, "SELECT s.w FROM (SELECT w, count(*) OVER (ORDER BY w ASC NULLS LAST) AS c FROM s) s "
+                               "ORDER BY w ASC NULLS LAST")
+    rows = context.sql("SELECT x.w FROM (SELECT w, count(*) OVER (ORDER BY w ASC NULLS LAST) AS c FROM s) x").to_pylist()
+    assert [row["w"] for row in rows] == [50, 40, 30, 20, 10]
+
+
+def test_negation_wraps_where_datafusion_thinks_it_reverses_an_order(tmp_path):
+    """The slt case order_022, where DataFusion is wrong: it drops the sort of `ORDER BY -(a + b) DESC` over a
+    table `WITH ORDER (a + b)`, but -(a + b) wraps where a + b is the smallest BIGINT."""
+    (tmp_path / "o").mkdir()
+    (tmp_path / "o" / "0.csv").write_text("a,b\n-9223372036854775807,-1\n0,0\n1,1\n")
+    ctx = datafusion.SessionContext()
+    ctx.sql(f"CREATE EXTERNAL TABLE o (a BIGINT NOT NULL, b BIGINT NOT NULL) STORED AS CSV WITH ORDER (a + b) "
+            f"LOCATION '{tmp_path / 'o'}/' OPTIONS ('format.has_header' 'true')").collect()
+    query = "SELECT * FROM o ORDER BY -(a + b) DESC NULLS LAST"
+    plan = ctx.sql(f"EXPLAIN {query}").to_pandas().plan.iloc[-1]
+    assert "SortExec" not in plan and "SortPreservingMergeExec" not in plan
+    negated = [-(row["a"] + row["b"]) for row in ctx.sql(query).to_pylist()]
+    wrapped = [(v + 2**63) % 2**64 - 2**63 for v in negated]
+    assert wrapped == [-(2**63), 0, -2]  # not descending
+    # sortlint keeps this sort: the strict expected failure order_022 in
+    # tests/conformance/test_datafusion_slt.py.
+
+
+def test_a_double_equal_to_zero_is_no_constant(tmp_path):
+    """DataFusion takes `x = 0` for a constant x and drops the sort of `ORDER BY x`, yet its
+    sort orders -0.0 before 0.0, which both equal 0: the rows come out of its own order.
+    sortlint makes no fact of a floating-point equality under DataFusion and keeps it."""
+    ctx = datafusion.SessionContext()
+    ctx.sql("CREATE TABLE z AS SELECT * FROM (VALUES (1, 0.0), (2, -0.0), (3, 0.0), (4, -0.0)) v(id, x)").collect()
+    filtered = [row["x"] for row in ctx.sql("SELECT id, x FROM z WHERE x = 0 ORDER BY x").to_pylist()]
+    sorted_ = [row["x"] for row in ctx.sql("SELECT id, x FROM z ORDER BY x").to_pylist()]
+    assert [str(x) for x in sorted_] == ["-0.0", "-0.0", "0.0", "0.0"]
+    assert [str(x) for x in filtered] == ["0.0", "-0.0", "0.0", "-0.0"]
+    catalog = "target: datafusion\nsources:\n  z:\n    columns: {id: int not null, x: double not null}\n"
+    (tmp_path / "sortlint.yml").write_text(catalog)
+    (tmp_path / "q.sql").write_text("SELECT id, x FROM z WHERE x = 0 ORDER BY x, id")
+    result = check([tmp_path / "q.sql"], load_config(tmp_path / "sortlint.yml"))
+    assert [f.code for f in result.findings] == []
