@@ -1,7 +1,8 @@
 """Airflow SQL where real DAG repositories have it (issue 15): run by a hook inside a
 `python_callable`, built with `str.format(...)` or `%` from literals and module constants,
-`Variable.get("x", default_var=...)` read as its default. `events` is declared sorted by
-(host, time); `customers` is engine-known."""
+`Variable.get("x", default_var=...)` read as its default. `events` is declared (not known to
+the engine) to hold host a's events of one instant; `customers` holds one customer, as the
+engine knows."""
 
 from __future__ import annotations
 
@@ -15,15 +16,16 @@ from sortlint.config import load_config
 from sortlint.workspace.check import check
 
 CATALOG = """\
-target: spark
+target: datafusion
 include: ["dags/*.py"]
 sources:
   telemetry.events:
     columns: {host: string not null, time: timestamp not null, level: string}
-    orderings: [[host, time]]
+    constants: {host: a, time: '2024-01-01 00:00:00'}
+    engine_known: false
   customers:
     columns: {customer_id: bigint not null, region: string not null}
-    orderings: [[customer_id]]
+    constants: {customer_id: 7}
     engine_known: true
 """
 
@@ -95,7 +97,7 @@ def test_format_with_keywords_module_constants_and_a_literal_mapping(project):
         HiveOperator(task_id="b", hql="SELECT host, time FROM {events} ORDER BY time".format(**{"events": EVENTS}))
     ''')
     # QUERY is formatted once: its fix is written inside the literal.
-    assert found == [(6, "SL001", "unsafe")]
+    assert found == [(6, "SL001", "unsafe"), (10, "SL001", "unsafe")]
 
 
 def test_a_template_formatted_in_two_places_is_never_edited(project):
