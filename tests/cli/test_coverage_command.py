@@ -14,7 +14,7 @@ CATALOG = """\
 sources:
   events:
     columns: {host: string not null, time: timestamp not null}
-    orderings: [[host, time]]
+    constants: {host: h}
 """
 
 

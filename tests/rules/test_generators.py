@@ -67,7 +67,8 @@ def test_the_input_order_survives_a_generator_on_spark(lint):
     """, catalog=CATALOG)
     assert findings == [
         ("SL001", 4, "ORDER BY [event_id ASC NULLS FIRST] is already satisfied by its input: ORDER BY (line 2)"),
-        ("SL002", 6, "ORDER BY has no effect: its rows feed a later ORDER BY (line 8) that overrides it"),
+        ("SL002", 6, "ORDER BY has no effect: its rows feed a later ORDER BY (line 8) that overrides it. "
+                     "Spark runs this sort: an exchange and a sort"),
     ]
 
 
