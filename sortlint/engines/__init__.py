@@ -27,9 +27,11 @@ def semantics(config: Config) -> Semantics:
 
 def analyse(root: n.Node, config: Config, place_of: PlaceOf = lambda span: None) -> Analysis:
     analysis = Analysis(config, place_of, semantics(config))
+    windows = False
     for node in n.walk(root):
         analysis.parents.update((id(child), node) for child in node.children)
-    if any(isinstance(node, n.Window) for node in n.walk(root)):
+        windows = windows or isinstance(node, n.Window)
+    if windows:
         analysis.read_windows = read_window_functions(root)
     engine = TARGETS[config.target]
     engine.prepare(root, analysis)

@@ -53,11 +53,7 @@ def filter_rows(node: n.Filter, analysis: Analysis) -> Properties:
 
 
 def _conjunct_evidence(analysis: Analysis, node: n.Filter, conjunct: Expr) -> Evidence:
-    place = analysis.place_of(node.span)
-    text = f"{node.clause} {{subject}}"
-    if place is None:
-        return Evidence("query", text, subject=conjunct)
-    return Evidence("query", f"{text} ({place[1]})", place[0], subject=conjunct)
+    return replace(query_evidence(analysis, f"{node.clause} {{subject}}", node.span), subject=conjunct)
 
 
 def apply_predicate(

@@ -239,10 +239,9 @@ def prepare(root: n.Node, analysis: Analysis) -> None:
     """Decide, for every sort of the plan, whether Spark's optimizer removes it (where the
     model knows). A sort under an aggregate is decided by the aggregate, whose functions'
     input types are known only once the rows below it are analysed (`aggregate`)."""
-    parents = {id(child): node for node in n.walk(root) for child in node.children}
     for node in n.walk(root):
         if isinstance(node, n.Sort):
-            fate = _fate(node, parents, analysis)
+            fate = _fate(node, analysis)
             if fate is not None:
                 analysis.sort_fates[id(node)] = fate
 
@@ -258,13 +257,13 @@ def _settle_sorts_beneath(aggregate: n.Aggregate, analysis: Analysis) -> None:
         analysis.sort_fates[id(node)] = REMOVED if removed else (RUNS if node.scope == "global" else RUNS_LOCALLY)
 
 
-def _fate(sort: n.Sort, parents: dict[int, n.Node], analysis: Analysis) -> SortFate | None:
+def _fate(sort: n.Sort, analysis: Analysis) -> SortFate | None:
     below: n.Node = sort
-    consumer = parents.get(id(sort))
+    consumer = analysis.parent(sort)
     through_repartition = False
     while consumer is not None and _passes_sorts(consumer, below):
         through_repartition |= isinstance(consumer, n.Repartition)
-        below, consumer = consumer, parents.get(id(consumer))
+        below, consumer = consumer, analysis.parent(consumer)
     if isinstance(consumer, n.Sort) and consumer.scope == "partition" and sort.scope == "global":
         # A global sort right under a local one becomes its range shuffle, or stays whole
         # beneath a computed projection: not modelled, unless a repartition lies between.
