@@ -15,7 +15,7 @@ from typing import Any
 
 from sortlint.config import Config
 from sortlint.engines.comparisons import Semantics
-from sortlint.ordering import Evidence, Ordering, Permutation, Properties
+from sortlint.ordering import Evidence, Ordering, Properties
 from sortlint.plan import nodes as n
 
 # Where a clause was written, as evidence cites it: its line, and "line 4" - or
@@ -74,7 +74,6 @@ class Analysis:
     place_of: PlaceOf
     semantics: Semantics
     properties: dict[int, Properties] = field(default_factory=dict)
-    permutations: dict[int, Permutation] = field(default_factory=dict)
     parents: dict[int, n.Node] = field(default_factory=dict)
     # The window functions whose value something reads: an engine computes no other.
     read_windows: set[int] = field(default_factory=set)
@@ -104,9 +103,6 @@ class Analysis:
     def nothing_known(self) -> Properties:
         """The properties of rows nothing is known about, computed as the target computes."""
         return Properties(arithmetic=self.semantics.arithmetic)
-
-    def permutation(self, node: n.Aggregate) -> Permutation:
-        return self.permutations[id(node)]
 
     def sort_fate(self, node: n.Sort) -> SortFate | None:
         """What the engine does with the sort, when its model says."""

@@ -86,8 +86,7 @@ def aggregate(node: n.Aggregate, analysis: Analysis) -> Properties:
     props = operators.input_of(node, analysis)
     keys = [key.expr for key in node.keys]
     permutation = props.ordered_permutation(keys, per_partition=True)
-    out = operators.aggregate(node, analysis, streaming_keeps_order=False)
-    analysis.permutations[id(node)] = permutation
+    out = operators.aggregate(node, analysis)
     ordered = permutation.indices if node.keys and not node.grouping_sets else ()
     analysis.strategies[id(node)] = AggregateStrategy(
         mode=permutation.mode,
@@ -102,7 +101,7 @@ def aggregate(node: n.Aggregate, analysis: Analysis) -> Properties:
 
 
 def distinct(node: n.Distinct, analysis: Analysis) -> Properties:
-    out = operators.distinct(node, analysis, streaming_keeps_order=False)
+    out = operators.distinct(node, analysis)
     names = n.output_names(node.children[0])
     columns = [Expr.column(name) for name in names]
     permutation = operators.input_of(node, analysis).ordered_permutation(columns, per_partition=True)

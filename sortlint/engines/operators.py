@@ -158,19 +158,14 @@ def repartition(node: n.Repartition, analysis: Analysis) -> Properties:
     return input_of(node, analysis).without_orderings()
 
 
-def aggregate(node: n.Aggregate, analysis: Analysis, streaming_keeps_order: bool) -> Properties:
-    """GROUP BY: one row per group, unique on the keys. `streaming_keeps_order`: whether an
-    aggregate whose input is ordered on some of its keys (one that streams) emits its
-    groups in that order - an engine's choice."""
+def aggregate(node: n.Aggregate, analysis: Analysis) -> Properties:
+    """GROUP BY: one row per group, unique on the keys, in no order every engine keeps (an
+    engine that emits a streamed aggregate's groups in order says so itself)."""
     props = input_of(node, analysis)
     keys = [key.expr for key in node.keys]
-    permutation = props.ordered_permutation(keys)
-    analysis.permutations[id(node)] = permutation
     if node.grouping_sets:
         return analysis.nothing_known()  # rolled-up rows null-fill keys: constants and keys break
-    out = props.project([(key, key) for key in keys])
-    if not (streaming_keeps_order and permutation.indices):
-        out = out.without_orderings()
+    out = props.project([(key, key) for key in keys]).without_orderings()
     evidence = query_evidence(analysis, "GROUP BY", node.span)
     out = out.with_unique_key(keys, [evidence])
     counts = [call.expr for call in node.aggregates if isinstance(call.expr.node, exp.Count)]
@@ -178,17 +173,15 @@ def aggregate(node: n.Aggregate, analysis: Analysis, streaming_keeps_order: bool
     return out.with_not_null(counts).with_types(types)
 
 
-def distinct(node: n.Distinct, analysis: Analysis, streaming_keeps_order: bool) -> Properties:
+def distinct(node: n.Distinct, analysis: Analysis) -> Properties:
     """DISTINCT: an aggregate on every output column (see `aggregate`)."""
     props = input_of(node, analysis)
     names = n.output_names(node.children[0])
     columns = [Expr.column(name) for name in names]
     if not columns:
         return analysis.nothing_known()
-    permutation = props.ordered_permutation(columns)
-    if not (streaming_keeps_order and permutation.indices):
-        props = props.without_orderings()
-    return props.with_unique_key(columns, [query_evidence(analysis, "DISTINCT", node.span)])
+    evidence = query_evidence(analysis, "DISTINCT", node.span)
+    return props.without_orderings().with_unique_key(columns, [evidence])
 
 
 def join(node: n.Join, analysis: Analysis) -> Properties:

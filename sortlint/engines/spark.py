@@ -374,7 +374,7 @@ def limit(node: n.Limit, analysis: Analysis) -> Properties:
 def aggregate(node: n.Aggregate, analysis: Analysis) -> Properties:
     _settle_sorts_beneath(node, analysis)
     analysis.strategies[id(node)] = strategy(node, analysis)
-    return operators.aggregate(node, analysis, streaming_keeps_order=False)
+    return operators.aggregate(node, analysis)
 
 
 def strategy(node: n.Aggregate, analysis: Analysis) -> AggregateStrategy:
@@ -463,7 +463,7 @@ TRANSFER: dict[type, Transfer] = {
     n.Write: write,
     # They shuffle, and a hash aggregate emits in no order: no ordering survives.
     n.Aggregate: aggregate,
-    n.Distinct: partial(operators.distinct, streaming_keeps_order=False),
+    n.Distinct: operators.distinct,
     n.SetOp: partial(operators.set_operation, keeps_order=lambda node: False),
     n.Join: operators.join,
     n.Window: window,

@@ -297,9 +297,9 @@ def compare_aggregate(
         if sort.get("operator") != "PartialSortExec" or len(theirs_full) > prefix:
             outcome.skipped.append(f"{fact}: DataFusion sorted its input to stream")
             return
-    permutation = analysis.permutation(node)
-    ours = set(permutation.indices)
+    strategy = analysis.strategy(node)
     keys = list(node.keys)
+    ours = set(range(len(keys))) if strategy.streams else set(strategy.partially_ordered)
     if len(gby) == len(keys):
         mapping = {i: i for i in range(len(keys))}
     else:
