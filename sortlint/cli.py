@@ -12,6 +12,7 @@ from pathlib import Path
 
 from sortlint import __version__
 from sortlint.errors import InternalError, UserError
+from sortlint.store import ENVIRONMENT_VARIABLE
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a command Ctrl-C ended
@@ -100,6 +101,11 @@ def parser() -> argparse.ArgumentParser:
     verify.add_argument("--output-format", choices=["text", "json"], default="text")
     _spark(verify)
 
+    clean = commands.add_parser("clean", help="remove the cache")
+    clean.add_argument("--config", type=Path, help="sortlint.yml or pyproject.toml to use")
+    clean.add_argument("--cache-dir", type=Path, metavar="DIR", help="the cache to remove")
+    _debug(clean)
+
     rules = commands.add_parser("rules", help="list the rules")
     _debug(rules)
     rule = commands.add_parser("rule", help="print one rule's documentation")
@@ -145,6 +151,15 @@ def _checking_options(command: argparse.ArgumentParser) -> None:
         "--jobs", type=_positive("a positive number of processes"), default=0, metavar="N",
         help="processes analysing files (default: one per CPU; without --fix/--diff)",
     )
+    _cache_options(command)
+
+
+def _cache_options(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--cache-dir", type=Path, metavar="DIR",
+        help=f"where results are cached (default: ${ENVIRONMENT_VARIABLE}, else .sortlint_cache beside the configuration)",
+    )
+    command.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
 
 
 def _positive(what: str):
@@ -202,14 +217,39 @@ def _checking(args, paths, config, on_file=None, changes=None, plans=False):
 
     jobs = getattr(args, "jobs", 1) or _available_cpus()
     force_exclude = getattr(args, "force_exclude", True)
-    result = check(paths, config, on_file=on_file, jobs=jobs, force_exclude=force_exclude, plans=plans)
+    store = _store(args, config)
+    result = check(paths, config, on_file=on_file, jobs=jobs, force_exclude=force_exclude, plans=plans,
+                   store=store)
     for path, reason in result.skipped:
         print(f"note: {path}: skipped: {reason}", file=sys.stderr)
+    for problem in store.problems if store is not None else ():
+        print(f"note: {problem}", file=sys.stderr)
     if changes is None:
         return result, result.findings
     from sortlint.integrations.changed_findings import changed_findings
 
     return result, changed_findings(result.files, changes, result.config or config)
+
+
+def _store(args, config):
+    """The persistent cache the command reads and writes, or None (`--no-cache`)."""
+    from sortlint.store import Store, cache_directory
+
+    if getattr(args, "no_cache", False):
+        return None
+    return Store(cache_directory(getattr(args, "cache_dir", None), config.root))
+
+
+def run_clean(args) -> int:
+    from sortlint.config import load_config
+    from sortlint.store import cache_directory, clear
+
+    directory = cache_directory(args.cache_dir, load_config(args.config, start_paths=[Path(".")]).root)
+    if clear(directory):
+        print(f"removed the cache {directory}")
+    else:
+        print(f"no cache at {directory}")
+    return EXIT_CLEAN
 
 
 def entry() -> int:
@@ -636,6 +676,7 @@ COMMANDS = {
     "catalog": run_catalog,
     "contracts": run_contracts,
     "verify": run_verify,
+    "clean": run_clean,
     "rules": run_rules,
     "rule": run_rule,
 }

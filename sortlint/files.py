@@ -15,6 +15,7 @@ file is left behind, whatever fails.
 from __future__ import annotations
 
 import codecs
+import hashlib
 import os
 import signal
 import tempfile
@@ -49,8 +50,50 @@ def read_source(path: Path) -> str:
         with open(path, "rb") as handle:
             data = handle.read()
     except OSError as error:
+        note_input(path, None)
         raise UserError(f"cannot read: {error.strerror or error}", path) from None
+    note_input(path, data)
     return decode_source(data, path)
+
+
+# The files read while each analysis on the stack ran: path -> their bytes' digest (None:
+# unreadable). A file's cached results hold only while every file it read is as it was.
+_recorded: list[dict[str, str | None]] = []
+
+
+@contextmanager
+def recording_inputs() -> Iterator[dict[str, str | None]]:
+    """Record what `read_source` and `note_input` read until the block ends; an analysis
+    started inside the block records its own (the enclosing one depends on what that
+    analysis defines, not on what it read)."""
+    _recorded.append({})
+    try:
+        yield _recorded[-1]
+    finally:
+        _recorded.pop()
+
+
+def note_input(path: Path, data: bytes | None) -> None:
+    """The analysis running now read `data` from `path` (None: could not)."""
+    if _recorded:
+        _recorded[-1][str(Path(path).resolve())] = None if data is None else input_digest(data)
+
+
+def input_digest(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=20).hexdigest()
+
+
+def unchanged_inputs(inputs: dict[str, str | None]) -> bool:
+    """Whether every recorded file still reads as it did."""
+    for path, recorded in inputs.items():
+        try:
+            with open(path, "rb") as handle:
+                now: str | None = input_digest(handle.read())
+        except OSError:
+            now = None
+        if now != recorded:
+            return False
+    return True
 
 
 def decode_source(data: bytes, path: Path | str) -> str:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import yaml
 
+from sortlint.config import nodes
 from sortlint.config.model import Config
 from sortlint.config.pyproject import parse_toml, read_pyproject
 from sortlint.config.settings import parse_config
@@ -107,7 +108,7 @@ def parse_config_text(path: Path, text: str, rules: Collection[str] = ()) -> Con
 def _compose_yaml(path: Path, text: str) -> yaml.Node | None:
     """The document's node tree (not constructed objects: they lose lines and duplicate keys)."""
     try:
-        return yaml.compose(text, Loader=yaml.SafeLoader)
+        return nodes.compose(text)
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         problem = ", ".join(part for part in (error.context, error.problem) if part)

@@ -30,6 +30,20 @@ FLOAT = "tag:yaml.org,2002:float"
 TIMESTAMP = "tag:yaml.org,2002:timestamp"
 MERGE = "tag:yaml.org,2002:merge"
 
+# libyaml's parser where PyYAML was built with it (the wheels are): an order of magnitude
+# faster than the pure-Python one on a large project's property files, with the same nodes.
+SAFE_LOADER: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def compose(text: str) -> yaml.Node | None:
+    """The node tree of one YAML document."""
+    return yaml.compose(text, Loader=SAFE_LOADER)
+
+
+def load(text: str) -> object:
+    """The objects of one YAML document (safe tags only)."""
+    return yaml.load(text, Loader=SAFE_LOADER)
+
 
 @dataclass(frozen=True)
 class Entry:

@@ -4,13 +4,15 @@ list of front ends)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from sortlint.config import Config
 from sortlint.diagnostics import Applicability, Edit
 from sortlint.ordering import SortOptions
+from sortlint.store import Store
 from sortlint.units import Unit
 
 if TYPE_CHECKING:
@@ -19,17 +21,38 @@ if TYPE_CHECKING:
 
 @dataclass
 class Reading:
-    """What the front ends share during one check: its configuration, and a memo for what
-    they learn once per run and reuse across files (which template files the project's DAGs
-    reference). A new check reads afresh."""
+    """What the front ends share during one check: its configuration, a memo for what they
+    learn once per run and reuse across files (which template files the project's DAGs
+    reference), and the persistent cache, when the run has one. A new check reads afresh."""
 
     config: Config
     memo: dict[Any, Any] = field(default_factory=dict, repr=False)
+    store: Store | None = field(default=None, repr=False)
 
     def remembered(self, key: Any, make: Callable[[], Any]) -> Any:
         if key not in self.memo:
             self.memo[key] = make()
         return self.memo[key]
+
+
+@dataclass(frozen=True)
+class Preparation:
+    """What a front end learns of the checked files' projects before any file is read.
+
+    `config` is the run's configuration with what the projects declare (dbt's `meta`).
+    `definers` maps a table name (lower case, as a query names it) to the file whose
+    analysis defines it, for a file read from any other to be analysed first, on demand:
+    checking one file reads only the files it depends on. `contexts` gives, for a file, a
+    digest of everything outside the file that its analysis may depend on (a dbt project's
+    macros, property files, configs); the cache keys a file's results by it."""
+
+    config: Config
+    definers: Mapping[str, Path] = field(default_factory=dict)
+    contexts: Mapping[Path, str] = field(default_factory=dict)
+
+    def context(self, path: Path) -> str:
+        """The digests of the folders above `path` that have one (a project's root)."""
+        return " ".join(self.contexts[f] for f in path.resolve().parents if f in self.contexts)
 
 
 class FixContext(Protocol):

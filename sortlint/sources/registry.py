@@ -15,7 +15,7 @@ the DataFrame pipelines of one file).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import import_module
@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sortlint.config import Config
-from sortlint.sources.frontend import FixShapes, Reading
+from sortlint.sources.frontend import FixShapes, Preparation, Reading
 from sortlint.units import Unit
 
 if TYPE_CHECKING:
@@ -52,6 +52,9 @@ class FrontEnd:
     exclusive: bool
     units: str
     kinds: Mapping[str, UnitKind] = field(default_factory=dict)
+    # (files, reading) -> Preparation: what the front end learns of the checked files'
+    # projects before any file is read ("module:function"), if anything.
+    prepare: str | None = None
 
 
 SQL = UnitKind("sortlint.sources.sql.files:build", "sortlint.sources.sql.fixes:FIXES")
@@ -62,10 +65,12 @@ OPAQUE = UnitKind("sortlint.sources.opaque:build", "sortlint.sources.sql.fixes:F
 FRONT_ENDS: tuple[FrontEnd, ...] = (
     # Before dbt: claims only the templates a DAG of the project references.
     FrontEnd("airflow-templates", (".sql", ".hql"), True,
-             "sortlint.sources.airflow.templates:template_file_units", {"opaque": OPAQUE}),
+             "sortlint.sources.airflow.templates:template_file_units", {"opaque": OPAQUE},
+             prepare="sortlint.sources.airflow.templates:prepare"),
     FrontEnd("dbt", (".sql", ".hql"), True, "sortlint.sources.dbt.rendering:jinja_units",
              {"dbt_model": UnitKind("sortlint.sources.dbt.models:build_model",
-                                    "sortlint.sources.sql.fixes:FIXES")}),
+                                    "sortlint.sources.sql.fixes:FIXES")},
+             prepare="sortlint.sources.dbt.preparation:prepare"),
     FrontEnd("sql", (".sql", ".hql"), True, "sortlint.sources.sql.files:sql_units", {"sql": SQL}),
     FrontEnd("airflow", (".py",), False, "sortlint.sources.airflow.dags:dag_units", {"opaque": OPAQUE}),
     FrontEnd("pyspark", (".py",), False, "sortlint.sources.pyspark.units:pyspark_units",
@@ -75,6 +80,24 @@ FRONT_ENDS: tuple[FrontEnd, ...] = (
 )
 
 SUFFIXES: tuple[str, ...] = tuple(dict.fromkeys(s for f in FRONT_ENDS for s in f.suffixes))
+
+
+def prepare(files: Sequence[Path], reading: Reading) -> Preparation:
+    """What every front end learns of the files' projects, merged: each sees the
+    configuration the ones before it extended."""
+    preparation = Preparation(reading.config)
+    for front_end in FRONT_ENDS:
+        if front_end.prepare is None:
+            continue
+        reading.config = preparation.config
+        found: Preparation = load(front_end.prepare)(files, reading)
+        preparation = Preparation(
+            found.config,
+            {**preparation.definers, **found.definers},
+            {**preparation.contexts, **found.contexts},
+        )
+    reading.config = preparation.config
+    return preparation
 
 
 def units_of(path: Path, raw: str, reading: Reading) -> list[Unit]:
@@ -127,6 +150,8 @@ def referenced_modules() -> Iterator[str]:
     """Every module the registry names, for the import-layering test."""
     for front_end in FRONT_ENDS:
         yield front_end.units.split(":")[0]
+        if front_end.prepare is not None:
+            yield front_end.prepare.split(":")[0]
         for made in front_end.kinds.values():
             yield made.build.split(":")[0]
             yield made.fixes.split(":")[0]

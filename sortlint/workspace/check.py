@@ -3,6 +3,16 @@
 Files are taken in path order and statements in file order, so a view is known to every
 statement after the one that creates it. A file that cannot be read or split, or a
 statement that does not parse, is reported as an error and the rest is still checked.
+
+Before any file is read, each front end prepares (`sources.registry.prepare`): a dbt
+project's declarations join the catalog, and its models' tables are known by name with
+their files. A file naming such a table has the model's file analysed first, on demand, so
+checking one file analyses only it and what it reads; every file is analysed once per run.
+
+A file's analysis is kept as a `FileRecord` (see `sortlint.workspace.records`): in the
+persistent cache (`store`) for later runs, and from the worker processes that analyse
+files ahead. A record is used only where it holds - every input it read unchanged, every
+table it named answered as it was - else the file is analysed again.
 """
 
 from __future__ import annotations
@@ -14,14 +24,14 @@ from pathlib import Path
 from sortlint.config import Config
 from sortlint.diagnostics import Finding
 from sortlint.errors import UserError
+from sortlint.files import read_source, recording_inputs
 from sortlint.linter.analysis import FileAnalysis, analyse_file
-from sortlint.sources.dbt.project import with_declarations
-from sortlint.sources.frontend import Reading
-from sortlint.files import read_source
+from sortlint.sources.frontend import Preparation, Reading
+from sortlint.sources.registry import prepare
+from sortlint.store import Store, digest
 from sortlint.workspace.discovery import discover
-from sortlint.workspace.models import starting_state
-from sortlint.workspace.tables import FileTables
-from sortlint.workspace.workers import Ahead, analyse_ahead
+from sortlint.workspace.records import RECORDS, Definition, FileRecord, answer, record_key, sortlint_digest
+from sortlint.workspace.tables import FileTables, RepositoryTables
 
 Reanalyse = Callable[[str], "tuple[FileAnalysis, FileTables]"]
 # (analysis, tables, reanalyse) -> the analysis and tables to keep for the file (the fixer's).
@@ -52,37 +62,40 @@ def check(
     start_method: str | None = None,
     force_exclude: bool = True,
     plans: bool = False,
+    store: Store | None = None,
 ) -> Result:
     """Analyse every file. `on_file(analysis, tables, reanalyse)` may replace a file's
     analysis (the fixer does); `reanalyse(text)` analyses new text from the same start.
 
     With `jobs` > 1 and no `on_file`, worker processes analyse files ahead (see
-    `sortlint.workspace.workers`; `start_method` forces how they start); the analyses they
-    made carry findings and errors but not plans (`statements` is empty). Findings and
-    errors are those of a sequential check. `force_exclude=False` checks every file named
-    in `paths` whatever the exclude globs and `.gitignore` say.
+    `sortlint.workspace.workers`; `start_method` forces how they start). `store` is the
+    persistent cache, read and written by a check that reports (a fixer's analyses and
+    `plans` are always made afresh). `force_exclude=False` checks every file named in
+    `paths` whatever the exclude globs and `.gitignore` say.
 
     The analyses keep their statements' plans only with `plans` (explain shows them) or an
     `on_file` (the fixer proves its fixes with them); a check that reports lets each plan go
     once it is linted."""
+    from sortlint.workspace.workers import analyse_ahead
+
     discovery = discover(paths, config, force_exclude)
     result = Result(errors=discovery.errors, skipped=discovery.skipped)
     files = discovery.files
-    # dbt projects among the files: their YAML's declarations join the catalog, and every
-    # model is known before any file is read (a file may come before the models it reads).
-    config = with_declarations(files, config)
-    result.config = config
-    repository = starting_state(files, config)
-    reading = Reading(config)
-    ahead: dict[Path, Ahead] = {}
-    if on_file is None and jobs > 1:
-        ahead = analyse_ahead(files, reading, repository, jobs, start_method)
-    keep_plans = plans or on_file is not None
-    created: set[str] = set()  # by the files checked so far
+    reading = Reading(config, store=store)
+    preparation = prepare(files, reading)
+    result.config = reading.config
+    fresh = plans or on_file is not None
+    workspace = Workspace(reading, preparation, files, None if fresh else store)
+    if not fresh and jobs > 1:
+        workspace.candidates.update(analyse_ahead(files, workspace, jobs, start_method))
     for path in files:
-        early = ahead.get(path)
-        if early is not None and early.independent_of(created):
-            result.files.append(early.analysis)
+        if not fresh:
+            record = workspace.record_of(path)
+            if record is None:
+                continue
+            result.errors += record.read_errors
+            if record.record is not None:
+                result.files.append(record.record.analysis)
             continue
         try:
             raw = read_source(path)
@@ -91,13 +104,107 @@ def check(
             continue
 
         def reanalyse(text: str, path: Path = path) -> tuple[FileAnalysis, FileTables]:
-            tables = FileTables(repository)
-            return analyse_file(path, text, reading, tables, keep_plans), tables
+            tables = FileTables(workspace.repository)
+            return analyse_file(path, text, reading, tables, keep_plans=True), tables
 
         analysis, tables = reanalyse(raw)
         if on_file is not None:
             analysis, tables = on_file(analysis, tables, reanalyse)
         tables.commit()
-        created |= tables.created
+        workspace.finished(path)
         result.files.append(analysis if plans else replace(analysis, statements=[]))
     return result
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What became of one file: its record, or the errors that kept it from being read."""
+
+    record: FileRecord | None
+    read_errors: tuple[UserError, ...] = ()
+
+
+class Workspace:
+    """The repository during one check: its tables, the files analysed so far, and where
+    analyses may be taken from (records made by workers, the persistent cache)."""
+
+    def __init__(self, reading: Reading, preparation: Preparation, files: Sequence[Path],
+                 store: Store | None) -> None:
+        self.reading = reading
+        self.preparation = preparation
+        self.store = store
+        self.repository = RepositoryTables(reading.config, self._define)
+        self.environment = digest(sortlint_digest(), repr(reading.config))
+        self.given = {path.resolve(): path for path in files}  # as the check names them
+        self.candidates: dict[str, FileRecord] = {}  # by key: records made by workers
+        self.made: dict[str, FileRecord] = {}  # by key: records this process made
+        self.outcomes: dict[Path, Outcome] = {}  # by resolved path
+        self.busy: set[Path] = set()
+
+    def record_of(self, path: Path) -> Outcome | None:
+        """The file's analysis, made once per run (None while it is being made: a cycle);
+        what it defines is registered."""
+        resolved = path.resolve()
+        if resolved in self.outcomes:
+            return self.outcomes[resolved]
+        if resolved in self.busy:
+            return None
+        self.busy.add(resolved)
+        try:
+            outcome = self._outcome(path)
+        finally:
+            self.busy.discard(resolved)
+        self.outcomes[resolved] = outcome
+        return outcome
+
+    def fork(self) -> Workspace:
+        """A workspace at this one's start, to analyse files ahead of it in this process."""
+        return Workspace(self.reading, self.preparation, list(self.given.values()), self.store)
+
+    def finished(self, path: Path) -> None:
+        """The check analysed the file itself (a fixer's analysis): it is not analysed again
+        when another file reads what it defines."""
+        self.outcomes[path.resolve()] = Outcome(None)
+
+    def key(self, path: Path, raw: str) -> str:
+        return record_key(self.environment, path, raw, self.preparation.context(path))
+
+    def _outcome(self, path: Path) -> Outcome:
+        try:
+            raw = read_source(path)
+        except UserError as error:
+            return Outcome(None, (error,))
+        key = self.key(path, raw)
+        record = self._kept(key)
+        if record is None:
+            record = self.made[key] = self.analyse(path, raw)
+            if self.store is not None:
+                self.store.put(RECORDS, key, record)
+        for definition in record.definitions:
+            definition.register(self.repository.created)
+        return Outcome(record)
+
+    def _kept(self, key: str) -> FileRecord | None:
+        for record in (self.candidates.get(key), self._stored(key)):
+            if record is not None and record.holds(self.repository):
+                return record
+        return None
+
+    def _stored(self, key: str) -> FileRecord | None:
+        found = self.store.get(RECORDS, key) if self.store is not None else None
+        return found if isinstance(found, FileRecord) else None
+
+    def analyse(self, path: Path, raw: str) -> FileRecord:
+        tables = FileTables(self.repository)
+        with recording_inputs() as inputs:
+            analysis = analyse_file(path, raw, self.reading, tables, keep_plans=False)
+        inputs.pop(str(path.resolve()), None)  # the file itself is in the key
+        definitions = tuple(d for d in map(Definition.of, tables.creators) if d is not None)
+        reads = tuple((name, answer(self.repository, name)) for name in sorted(tables.read))
+        return FileRecord(analysis, definitions, reads, tuple(sorted(inputs.items())))
+
+    def _define(self, name: str) -> None:
+        """A statement named `name`, which a file the front ends know defines: analyse it."""
+        path = self.preparation.definers.get(name)
+        if path is not None:
+            self.record_of(self.given.get(path.resolve(), path))

@@ -3,6 +3,8 @@ the statements of files read so far created."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from sortlint.config import Config
 from sortlint.plan.statement import Statement
 from sortlint.plan.tables import Tables, ViewDefinition
@@ -10,13 +12,19 @@ from sortlint.plan.tables import Tables, ViewDefinition
 
 class RepositoryTables:
     """The tables a query can name: the catalog's (matched as `Config.source` matches
-    names, so `events` finds `db.events`), and the views and tables statements created."""
+    names, so `events` finds `db.events`), and the views and tables statements created.
 
-    def __init__(self, config: Config) -> None:
+    `define(name)` is asked, once per name, before a name is looked up: it may analyse the
+    file that defines the table (a dbt model), which registers it here."""
+
+    def __init__(self, config: Config, define: Callable[[str], None] | None = None) -> None:
         self.config = config
         self.created = Tables()
+        self.define = define
+        self.asked: set[str] = set()
 
     def columns(self, table: str) -> tuple[str, ...] | None:
+        self._defined(table)
         created = self.created.columns(table)
         if created is not None:
             return created
@@ -24,7 +32,14 @@ class RepositoryTables:
         return tuple(c.name for c in source.columns) or None if source else None
 
     def view(self, table: str) -> ViewDefinition | None:
+        self._defined(table)
         return self.created.view(table)
+
+    def _defined(self, table: str) -> None:
+        name = table.lower()
+        if self.define is not None and name not in self.asked:
+            self.asked.add(name)
+            self.define(name)
 
 
 class FileTables:

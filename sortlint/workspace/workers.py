@@ -2,19 +2,19 @@
 
 A check reads files in path order, and each file sees the views and tables the files before
 it created, which a worker cannot know. So every worker analyses its share of the files from
-the repository's state before any file was read, and records, per file, the names it looked
-up in the repository and the names it created. `check` keeps a worker's analysis only for a
-file that creates nothing and read no name a file before it created: such a file's tables
-all came from the catalog and the dbt models known before any file was read, so its
-analysis is the one a sequential check makes. Every other file is analysed again, in order,
-by the parent.
+the repository's state before any file was read (the tables of dbt models it reads it
+analyses itself, on demand), and sends back a `FileRecord` of each file it analysed, with the
+answers the repository gave it. The parent uses a record only where it holds - where the
+repository, after the files before it, answers the same - and analyses every other file
+again, in order; so the result is the one a sequential check makes, whatever the number of
+workers.
 
-Only findings and errors come back (plans stay in the worker), which is all a check without
-fixes reports. Where forking is safe (Linux) workers are forked: they start from the
-parent's memory (configuration, catalog, dbt models) with nothing to import or send.
+Only records come back (plans stay in the worker), which is all a check without fixes
+reports. Where forking is safe (Linux) workers are forked: they start from the parent's
+memory (configuration, catalog, prepared projects) with nothing to import or send.
 Elsewhere (macOS, where forking a process that may hold threads is unsafe, and Windows)
-they are spawned: each is sent the configuration and the list of files, and rebuilds the
-repository's starting state itself. A worker that fails leaves its files to the parent.
+they are spawned and sent the workspace's starting state. A worker that fails leaves its
+files to the parent.
 """
 
 from __future__ import annotations
@@ -22,34 +22,18 @@ from __future__ import annotations
 import multiprocessing
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from sortlint.errors import UserError
-from sortlint.linter.analysis import FileAnalysis, analyse_file
-from sortlint.sources.frontend import Reading
-from sortlint.files import read_source
-from sortlint.workspace.models import starting_state
-from sortlint.workspace.tables import FileTables, RepositoryTables
+from sortlint.workspace.records import FileRecord
+
+if TYPE_CHECKING:
+    from sortlint.workspace.check import Workspace
 
 # A worker costs a start and a result to unpickle; below this many files per worker the
 # parent alone is as quick.
 FILES_PER_WORKER = 4
-
-
-@dataclass(frozen=True)
-class Ahead:
-    """A file's analysis made from the repository's starting state."""
-
-    analysis: FileAnalysis  # without its statements
-    created: frozenset[str]
-    read: frozenset[str]
-
-    def independent_of(self, created_before: set[str]) -> bool:
-        """Whether a sequential check, after files that created `created_before`, would
-        make the same analysis (and leave the repository as it was)."""
-        return not self.created and self.read.isdisjoint(created_before)
 
 
 def default_start_method() -> str | None:
@@ -62,32 +46,31 @@ def default_start_method() -> str | None:
 
 
 def analyse_ahead(
-    files: Sequence[Path],
-    reading: Reading,
-    repository: RepositoryTables,
-    jobs: int,
-    start_method: str | None = None,
-) -> dict[Path, Ahead]:
-    """Analyses of the files, made by `jobs` processes (this one included); files a worker
-    could not analyse are missing. `start_method` ("fork", "spawn", "forkserver") overrides
-    the platform's choice."""
+    files: Sequence[Path], workspace: Workspace, jobs: int, start_method: str | None = None
+) -> dict[str, FileRecord]:
+    """Records of the files (and of the models they read), by key, made by `jobs - 1`
+    worker processes while this one analyses the first share; files a worker could not
+    analyse are missing. `start_method` ("fork", "spawn", "forkserver") overrides the
+    platform's choice."""
     jobs = min(jobs, len(files) // FILES_PER_WORKER)
     method = start_method or default_start_method()
     if jobs < 2 or method is None:
         return {}
     shares = balanced_shares(files, jobs)
     context = multiprocessing.get_context(method)
-    # A forked worker shares the parent's starting state; any other is sent what it needs
-    # to rebuild it.
-    state = repository if method == "fork" else None
+    # A forked worker shares the parent's starting state; any other is sent it.
+    start = None if method == "fork" else (workspace.reading, workspace.preparation, tuple(files))
     workers = []
     for share in shares[1:]:
         receive, send = context.Pipe(duplex=False)
-        process = context.Process(target=_work, args=(send, share, reading, state, tuple(files)), daemon=True)
+        process = context.Process(target=_work, args=(send, share, workspace if start is None else None, start),
+                                  daemon=True)
         process.start()
         send.close()
         workers.append((process, receive))
-    found = dict(_analyse_share(shares[0], reading, repository))
+    # This process takes the first share meanwhile, in a workspace of its own: the check's
+    # must register what files define in path order.
+    found = _analyse_share(shares[0], workspace.fork())
     for process, receive in workers:
         found.update(_collect(process, receive))
     return found
@@ -113,40 +96,35 @@ def _size(path: Path) -> int:
         return 0
 
 
-def _analyse_share(share: Sequence[Path], reading: Reading, repository: RepositoryTables) -> list[tuple[Path, Ahead]]:
-    made = []
-    for path in share:
-        try:
-            raw = read_source(path)
-        except UserError:
-            continue  # reported when the parent reads the file
-        tables = FileTables(repository)
-        analysis = analyse_file(path, raw, reading, tables, keep_plans=False)
-        made.append((path, Ahead(analysis, frozenset(tables.created), frozenset(tables.read))))
-    return made
-
-
-def _work(
-    send: Connection, share: Sequence[Path], reading: Reading, state: RepositoryTables | None, files: Sequence[Path]
-) -> None:
-    """A worker: analyse the share, send the analyses, leave. A failure ends the worker
+def _work(send: Connection, share: Sequence[Path], workspace: Workspace | None, start: tuple | None) -> None:
+    """A worker: analyse the share, send the records, leave. A failure ends the worker
     without a word: the parent analyses its files itself, and reports what goes wrong. So
     does Ctrl-C, which reaches the whole process group: the parent says it."""
     try:
-        repository = state if state is not None else starting_state(files, reading.config)
-        send.send(_analyse_share(share, reading, repository))
+        if workspace is None:
+            from sortlint.workspace.check import Workspace
+
+            reading, preparation, files = start  # type: ignore[misc]
+            workspace = Workspace(reading, preparation, files, reading.store)
+        send.send(_analyse_share(share, workspace))
     except (Exception, KeyboardInterrupt):
         raise SystemExit(1) from None
     finally:
         send.close()
 
 
-def _collect(process: multiprocessing.process.BaseProcess, receive: Connection) -> list[tuple[Path, Ahead]]:
+def _analyse_share(share: Sequence[Path], workspace: Workspace) -> dict[str, FileRecord]:
+    for path in share:
+        workspace.record_of(path)
+    return workspace.made
+
+
+def _collect(process: multiprocessing.process.BaseProcess, receive: Connection) -> dict[str, FileRecord]:
     try:
         results = receive.recv()
     except (EOFError, OSError):  # the worker died before it sent anything
-        results = []
+        results = {}
     finally:
         receive.close()
     process.join()
-    return results if process.exitcode == 0 else []
+    return results if process.exitcode == 0 else {}

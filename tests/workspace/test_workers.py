@@ -12,8 +12,13 @@ import pytest
 
 from sortlint.config import load_config
 from sortlint.workspace import workers
-from sortlint.workspace.check import check
-from sortlint.workspace.workers import Ahead, balanced_shares
+from sortlint.workspace.check import Workspace, check
+from sortlint.sources.frontend import Reading
+from sortlint.sources.registry import build
+from sortlint.sources.sql.files import sql_units
+from sortlint.workspace.records import Definition, FileRecord, answer
+from sortlint.workspace.tables import RepositoryTables
+from sortlint.workspace.workers import balanced_shares
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -75,46 +80,59 @@ def repository(tmp_path: Path) -> Path:
 
 
 def run(root: Path, jobs: int):
-    result = check([root], load_config(root / "sortlint.yml"), jobs=jobs, plans=True)
+    result = check([root], load_config(root / "sortlint.yml"), jobs=jobs)
     findings = [(f.path.name, f.code, f.line, f.message) for f in result.findings]
     errors = [str(e).replace(str(root) + os.sep, "") for e in result.all_errors]
     return result, findings, errors
 
 
+@pytest.fixture
+def analysed_here(monkeypatch) -> list[str]:
+    """The files this process analysed itself (not taken from a worker's record), by name."""
+    names: list[str] = []
+    analyse = Workspace.analyse
+
+    def recorded(workspace, path, raw):
+        names.append(path.name)
+        return analyse(workspace, path, raw)
+
+    monkeypatch.setattr(Workspace, "analyse", recorded)
+    return names
+
+
 @pytest.mark.parametrize("jobs", [2, 3])
-def test_workers_find_what_a_sequential_check_finds(repository: Path, jobs: int):
+def test_workers_find_what_a_sequential_check_finds(repository: Path, jobs: int, analysed_here):
     _, sequential, sequential_errors = run(repository, jobs=1)
+    analysed_here.clear()
     result, parallel, errors = run(repository, jobs=jobs)
 
     assert [(name, code, line) for name, code, line, _ in parallel] == EXPECTED
     assert parallel == sequential
     assert errors == sequential_errors
     assert [e.split(":")[0] for e in errors] == ["m_latin1.sql", "d_broken.sql"]
-    # The view's readers were analysed again by the parent (with the view), the plain
-    # scans were taken from the workers (which keep their plans).
-    statements = {file.path.name: len(file.statements) for file in result.files}
-    assert statements["f_reads_view.sql"] == statements["j_reads_view.sql"] == 1
-    assert statements["b_create_view.sql"] == 1
-    assert statements["c_scan.sql"] == statements["l_scan.sql"] == 0
+    # The view's readers were analysed again by the parent (with the view); the plain scans
+    # the workers analysed were taken from them.
+    assert analysed_here.count("f_reads_view.sql") == analysed_here.count("j_reads_view.sql") == 1
+    assert len(set(analysed_here)) < len(FILES)
 
 
-def test_a_worker_that_dies_leaves_its_files_to_the_parent(repository: Path, monkeypatch):
+def test_a_worker_that_dies_leaves_its_files_to_the_parent(repository: Path, monkeypatch, analysed_here):
     parent = os.getpid()
     analyse = workers._analyse_share
 
-    def dies_in_a_worker(share, config, tables):
+    def dies_in_a_worker(share, workspace):
         if os.getpid() != parent:
             raise RuntimeError("worker killed")
-        return analyse(share, config, tables)
+        return analyse(share, workspace)
 
     monkeypatch.setattr(workers, "_analyse_share", dies_in_a_worker)
     _, sequential, sequential_errors = run(repository, jobs=1)
+    analysed_here.clear()
     result, parallel, errors = run(repository, jobs=2)
 
     assert parallel == sequential
     assert errors == sequential_errors
-    analysed_by_parent = [f for f in result.files if f.statements]
-    assert len(analysed_by_parent) > 3  # the dead worker's share, plus the view's readers
+    assert set(analysed_here) == set(FILES)  # m_latin1.sql cannot be read
 
 
 def test_few_files_are_checked_by_the_parent_alone(repository: Path):
@@ -123,14 +141,17 @@ def test_few_files_are_checked_by_the_parent_alone(repository: Path):
     assert [len(f.statements) for f in result.files] == [1, 1]
 
 
-def test_an_analysis_made_ahead_holds_only_without_earlier_creations():
-    plain = Ahead(analysis=None, created=frozenset(), read=frozenset({"sales.orders"}))
-    reader = Ahead(analysis=None, created=frozenset(), read=frozenset({"paid_orders", "sales.orders"}))
-    creator = Ahead(analysis=None, created=frozenset({"paid_orders"}), read=frozenset({"sales.orders"}))
+def test_a_record_made_ahead_holds_only_while_the_tables_it_read_are_answered_the_same():
+    config = load_config(None)
+    empty = RepositoryTables(config)
+    reader = FileRecord(analysis=None, reads=(("paid_orders", answer(empty, "paid_orders")),))
+    assert reader.holds(empty)
 
-    assert plain.independent_of({"paid_orders"})
-    assert reader.independent_of(set()) and not reader.independent_of({"paid_orders"})
-    assert not creator.independent_of(set())
+    with_view = RepositoryTables(config)
+    statement = build(sql_units(Path("v.sql"), "CREATE VIEW paid_orders AS SELECT 1 AS a", Reading(config))[0],
+                      with_view, config)
+    Definition.of(statement).register(with_view.created)
+    assert not reader.holds(with_view)
 
 
 def test_shares_balance_bytes(tmp_path: Path):
@@ -142,19 +163,20 @@ def test_shares_balance_bytes(tmp_path: Path):
 
 
 @pytest.mark.parametrize("start_method", ["fork", "spawn"])
-def test_workers_started_either_way_find_what_a_sequential_check_finds(start_method: str):
+def test_workers_started_either_way_find_what_a_sequential_check_finds(start_method: str, analysed_here):
     """A spawned worker starts from nothing: it rebuilds the catalog and the dbt models from
     the configuration and the file list it is sent (the example repository has all four kinds
     of source, dbt models reading each other among them)."""
     config = load_config(EXAMPLES / "sortlint.yml")
     sequential = check([EXAMPLES], config, jobs=1)
-    parallel = check([EXAMPLES], config, jobs=3, start_method=start_method, plans=True)
+    analysed_here.clear()
+    parallel = check([EXAMPLES], config, jobs=3, start_method=start_method)
 
     assert [(f.path, f.line, f.code, f.message) for f in parallel.findings] == [
         (f.path, f.line, f.code, f.message) for f in sequential.findings
     ]
     assert [str(e) for e in parallel.all_errors] == [str(e) for e in sequential.all_errors]
-    made_ahead = [file for file in parallel.files if not file.statements]
+    made_ahead = {file.path.name for file in parallel.files} - set(analysed_here)
     assert len(made_ahead) > 3  # the workers' analyses were kept
 
 

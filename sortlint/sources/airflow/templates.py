@@ -10,7 +10,7 @@ too wide to search.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,8 +27,9 @@ from sortlint.sources.airflow.dags import (
     find_template,
 )
 from sortlint.sources.airflow.macros import JINJA, rendered_units
-from sortlint.sources.frontend import Reading
+from sortlint.sources.frontend import Preparation, Reading
 from sortlint.sources.python.strings import MappedText
+from sortlint.store import digest
 from sortlint.units import Unit
 
 
@@ -54,6 +55,18 @@ def template_file_units(path: Path, raw: str, reading: Reading) -> list[Unit] | 
         return None
     params = _agreed(r.params for r in references)
     return rendered_units(path, raw, MappedText.verbatim(raw), params, config)
+
+
+def prepare(files: Sequence[Path], reading: Reading) -> Preparation:
+    """Whether a template file is one, and how it renders, depends on every DAG under the
+    project root: their references are the context of the files below the root."""
+    config = reading.config
+    if config.path is None or not any(
+        path.suffix in TEMPLATE_SUFFIXES and not _in_dbt_project(path) for path in files
+    ):
+        return Preparation(config)
+    references = sorted(repr(reference) for reference in project_references(reading))
+    return Preparation(config, contexts={resolved_path(config.root): digest(references)})
 
 
 _NOT_SOURCES = {"__pycache__", "node_modules", "site-packages", "venv", "build", "dist"}

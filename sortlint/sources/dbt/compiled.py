@@ -289,9 +289,15 @@ def _first_line(text: str) -> str:
 
 def input_files(project: Project) -> list[Path]:
     """Every file of the project whose content may change what dbt renders, in a fixed order."""
-    skipped = {project.root / d for d in project.output_paths}
+    return project_inputs(project.root, project.output_paths)
+
+
+def project_inputs(root: Path, output_paths: tuple[str, ...]) -> list[Path]:
+    """Every file under a project's root whose content may change what dbt renders, in a
+    fixed order; `output_paths` are where dbt writes (relative to the root)."""
+    skipped = {root / d for d in output_paths}
     found = []
-    for directory, subdirectories, files in os.walk(project.root):
+    for directory, subdirectories, files in os.walk(root):
         here = Path(directory)
         subdirectories[:] = sorted(
             d for d in subdirectories

@@ -37,6 +37,7 @@ from typing import Any
 
 import yaml
 
+from sortlint.config import nodes
 from sortlint.sources.dbt.project import FILTERS, PROJECT_FILE, Project, RenderFailure
 
 ADAPTER = "spark"  # the adapter whose macros dispatch finds first (`spark__x`)
@@ -210,7 +211,7 @@ def dispatch_orders(project: Project) -> dict[str, tuple[str, ...]]:
 
 def _project_yaml(root: Path) -> dict:
     try:
-        data = yaml.safe_load(_read(root / PROJECT_FILE))
+        data = nodes.load(_read(root / PROJECT_FILE))
     except (OSError, yaml.YAMLError):
         return {}
     return data if isinstance(data, dict) else {}
@@ -559,7 +560,7 @@ def _fromjson(text: str, default: Any = None) -> Any:
 
 def _fromyaml(text: str, default: Any = None) -> Any:
     try:
-        return yaml.safe_load(text)
+        return nodes.load(text)
     except yaml.YAMLError:
         return default
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from sortlint.config import Config
+from sortlint.config import Config, DbtOptions
 from sortlint.plan.nodes import Node, Opaque, Span, Write, walk
 from sortlint.plan.parse import parse_unit
 from sortlint.plan.statement import Statement, build_statement
 from sortlint.plan.tables import TableLookup, ViewDefinition
 from sortlint.sources.dbt.compiled import model_relations
-from sortlint.sources.dbt.project import project_of
+from sortlint.sources.dbt.project import Project, project_of
 from sortlint.units import Unit
 
 
@@ -22,8 +22,7 @@ def build_model(unit: Unit, tables: TableLookup, config: Config) -> Statement:
     project = project_of(unit.path)
     if statement.error is not None or project is None or statement.defines is not None:
         return statement
-    model = unit.path.stem
-    name = (model_relations(project, config.dbt).get(model) or str(project.ref(model))).lower()
+    name = table_name(project, unit.path.stem, config.dbt)
     if not isinstance(statement.root, (Write, Opaque)):
         statement.root = Write(children=(statement.root,), span=_first_clause(statement.root),
                                target=name, kind="table")
@@ -35,6 +34,11 @@ def build_model(unit: Unit, tables: TableLookup, config: Config) -> Statement:
     elif statement.outputs:
         statement.defines = ("table", name)
     return statement
+
+
+def table_name(project: Project, model: str, options: DbtOptions) -> str:
+    """The name a model's table is read by (lower case): as `ref` renders it."""
+    return (model_relations(project, options).get(model) or str(project.ref(model))).lower()
 
 
 def _first_clause(root: Node) -> Span | None:

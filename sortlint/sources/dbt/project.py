@@ -42,6 +42,7 @@ from sortlint.config import Config, DbtOptions, Source, parse_source
 from sortlint.config import nodes
 from sortlint.config.model import Target
 from sortlint.errors import ConfigError, UserError
+from sortlint.store import digest
 
 PROJECT_FILE = "dbt_project.yml"
 
@@ -70,7 +71,7 @@ def parse_var(text: str) -> tuple[str, object]:
     if not equals or not key.strip():
         raise UserError(f"bad --var {text!r}; expected NAME=VALUE")
     try:
-        parsed = yaml.safe_load(value) if value.strip() else ""
+        parsed = nodes.load(value) if value.strip() else ""
     except yaml.YAMLError:
         parsed = value
     return key.strip(), parsed
@@ -245,6 +246,11 @@ def project_of(path: Path) -> Project | None:
     return None if root is None else load_project(root)
 
 
+def project_root(path: Path) -> Path | None:
+    """The folder of the nearest `dbt_project.yml` above a file, or None."""
+    return _project_root(path.resolve().parent)
+
+
 @lru_cache(maxsize=1024)
 def _project_root(directory: Path) -> Path | None:
     if (directory / PROJECT_FILE).is_file():
@@ -254,8 +260,23 @@ def _project_root(directory: Path) -> Path | None:
     return _project_root(directory.parent)
 
 
-@lru_cache(maxsize=64)
+# The projects read during this run, by root (`forget` starts a run afresh).
+_projects: dict[Path, Project] = {}
+
+
 def load_project(root: Path) -> Project:
+    """The project at `root`, read once per run (see `read_project`)."""
+    if root not in _projects:
+        _projects[root] = read_project(root)
+    return _projects[root]
+
+
+def remember_project(project: Project) -> None:
+    """Make `project` what this run reads at its root (one the cache kept)."""
+    _projects[project.root] = project
+
+
+def read_project(root: Path) -> Project:
     """Read `dbt_project.yml` and the `sources:` of the project's property files."""
     path = root / PROJECT_FILE
     data = _load_yaml(path)
@@ -294,13 +315,16 @@ def load_project(root: Path) -> Project:
 def forget() -> None:
     """Drop what was read of projects and rendered of their files, so a new run sees
     edited project files and macros."""
+    from sortlint.sources.dbt import compiled, context
     from sortlint.sources.dbt import rendering as jinja
 
-    from sortlint.sources.dbt import compiled
-
     _project_root.cache_clear()
-    load_project.cache_clear()
+    _projects.clear()
+    _loaded_yaml.clear()
+    _composed_yaml.clear()
     jinja.render.cache_clear()
+    context.library.cache_clear()
+    context.graph.cache_clear()
     compiled.forget()
 
 
@@ -334,14 +358,26 @@ def project_vars(value: object, project: str) -> dict[str, object]:
 
 
 def _load_yaml(path: Path) -> object:
-    with _yaml_syntax(path):
-        return yaml.safe_load(_read(path))
+    """A YAML file's objects, parsed once per run (`forget` starts a run afresh)."""
+    if path not in _loaded_yaml:
+        with _yaml_syntax(path):
+            _loaded_yaml[path] = nodes.load(_read(path))
+    return _loaded_yaml[path]
 
 
 def _compose(path: Path) -> yaml.Node | None:
-    """The node tree of a property file (lines kept for parse_source's errors)."""
-    with _yaml_syntax(path):
-        return yaml.compose(_read(path), Loader=yaml.SafeLoader)
+    """The node tree of a property file (lines kept for parse_source's errors), composed
+    once per run."""
+    if path not in _composed_yaml:
+        with _yaml_syntax(path):
+            _composed_yaml[path] = nodes.compose(_read(path))
+    return _composed_yaml[path]
+
+
+# What `_load_yaml` and `_compose` made of each file during this run (never modified by a
+# reader: the objects are shared).
+_loaded_yaml: dict[Path, object] = {}
+_composed_yaml: dict[Path, yaml.Node | None] = {}
 
 
 @contextlib.contextmanager
@@ -756,13 +792,34 @@ def sql_config(path: Path) -> dict[str, object]:
 
 def sql_config_lines(path: Path) -> dict[str, tuple[object, int]]:
     """The literal arguments of the model's `config(...)` calls, with the line of each."""
+    try:
+        return config_lines(_read(path))
+    except ConfigError:
+        return {}  # the model's rendering reports it
+
+
+# `config_lines` by the text's digest: the same model text is scanned once per run, and, in
+# a run with the persistent cache, once per content (see `sources.dbt.preparation`).
+config_scans: dict[str, dict[str, tuple[object, int]]] = {}
+
+
+def config_lines(text: str) -> dict[str, tuple[object, int]]:
+    """The literal arguments of the `config(...)` calls of a model's text, with the line of
+    each."""
+    key = digest(text)
+    if key not in config_scans:
+        config_scans[key] = _scan_config(text)
+    return config_scans[key]
+
+
+def _scan_config(text: str) -> dict[str, tuple[object, int]]:
     import jinja2
     from jinja2 import nodes as jinja_nodes
 
     environment = jinja2.Environment(extensions=["jinja2.ext.do", "jinja2.ext.loopcontrols"])
     try:
-        tree = environment.parse(_read(path))
-    except (jinja2.TemplateSyntaxError, ConfigError):
+        tree = environment.parse(text)
+    except jinja2.TemplateSyntaxError:
         return {}  # the model's rendering reports it
     found: dict[str, tuple[object, int]] = {}
     for call in tree.find_all(jinja_nodes.Call):
@@ -782,7 +839,7 @@ def sql_meta_block(path: Path, target: Target, name: str) -> Source | None:
     meta, line = sql_config_lines(path).get("meta", (None, 0))
     if not isinstance(meta, dict) or META_KEY not in meta:
         return None
-    node = yaml.compose(yaml.safe_dump(meta[META_KEY]), Loader=yaml.SafeLoader)
+    node = nodes.compose(yaml.safe_dump(meta[META_KEY]))
     for part in _nodes(node):
         for mark in (part.start_mark, part.end_mark):
             if mark is not None:

@@ -27,6 +27,7 @@ from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
+from sortlint.files import note_input
 from sortlint.errors import UserError
 from sortlint.sources.frontend import Reading
 from sortlint.sources.opaque import opaque_unit
@@ -82,6 +83,11 @@ class RepositoryModules:
     def __call__(self, dotted: str, level: int):
         found = self.find(dotted, level)
         if found is None:
+            return None
+        try:  # what the job's findings rest on, cached or not
+            note_input(found, found.read_bytes())
+        except OSError:
+            note_input(found, None)
             return None
         stat = found.stat()
         key = (found, stat.st_size, stat.st_mtime_ns)

@@ -1,0 +1,167 @@
+"""What a check learns of the dbt projects among its files before it reads any file.
+
+For each project: the `meta: {sortlint: ...}` declarations of its YAML (they join the
+catalog), and the name each enabled model's table is read by, with the model's file - so
+that a file reading `ref('m')` has `m` analysed first, on demand, and a check of one file
+renders only that file and its upstream models, never the whole project.
+
+None of this renders a model: it reads `dbt_project.yml`, the property files and the
+literal arguments of each model's `config(...)`. With the persistent cache it is read once
+per content of the project: a project's *context* is a digest of everything a model's
+rendering may read beyond its own file - `dbt_project.yml`, the property files, macros,
+installed packages, seeds, every model's `config(...)` (an alias or a schema changes what
+`ref` renders), the environment variables the project's files name, the run's vars and
+renderer and the versions of sortlint, dbt and sqlglot. When dbt itself may render the
+project, every byte of every model counts too (dbt renders them all at once). The context
+keys what is kept here, and every result the cache keeps for the project's files.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+
+import sortlint
+from sortlint.config import Config, Source, nodes
+from sortlint.sources.dbt import compiled
+from sortlint.sources.dbt import project as dbt
+from sortlint.sources.dbt.models import table_name
+from sortlint.sources.dbt.rendering import is_disabled
+from sortlint.sources.frontend import Preparation, Reading
+from sortlint.store import Store, digest
+
+ENV_VAR = re.compile(r"""env_var\(\s*['"]([^'"]+)['"]""")
+SCANS = "dbt-project"  # the store's namespace for what `_scan` learns of a project
+CONFIGS = "dbt-configs"  # and for the `config(...)` arguments of a project's models
+
+
+@dataclass(frozen=True)
+class ProjectScan:
+    project: dbt.Project
+    declarations: tuple[Source, ...]
+    tables: dict[str, Path]  # a model's table name -> its file
+
+
+def prepare(files: Sequence[Path], reading: Reading) -> Preparation:
+    """The declarations, model tables and contexts of the projects the files belong to."""
+    dbt.forget()
+    config = reading.config
+    roots = sorted({root for root in map(dbt.project_root, files) if root is not None})
+    declared: list[Source] = []
+    definers: dict[str, Path] = {}
+    contexts: dict[Path, str] = {}
+    for root in roots:
+        context = project_context(root, config, reading.store)
+        scan = _remembered_scan(root, config, context, reading.store)
+        declared += scan.declarations
+        definers.update(scan.tables)
+        contexts[root] = context
+    return Preparation(config.with_sources(declared) if declared else config, definers, contexts)
+
+
+def _remembered_scan(root: Path, config: Config, context: str, store: Store | None) -> ProjectScan:
+    cached = store.get(SCANS, context) if store is not None else None
+    if isinstance(cached, ProjectScan) and cached.project.root == root:
+        dbt.remember_project(cached.project)
+        return cached
+    scan = _scan(dbt.load_project(root), config)
+    if store is not None:
+        store.put(SCANS, context, scan)
+    return scan
+
+
+def _scan(project: dbt.Project, config: Config) -> ProjectScan:
+    relations = compiled.model_relations(project, config.dbt)
+    declarations = tuple(dbt.declarations(project, config.target, relations))
+    tables = {
+        table_name(project, model, config.dbt): path
+        for model, path in project.models().items()
+        if not is_disabled(project, path, config)
+    }
+    return ProjectScan(project, declarations, tables)
+
+
+def project_context(root: Path, config: Config, store: Store | None) -> str:
+    """The digest of what a model's rendering and analysis may read beyond its own file."""
+    settings = _project_settings(root)
+    output_paths = tuple(str(settings.get(key) or default)
+                         for key, default in (("target-path", "target"), ("log-path", "logs")))
+    written = settings.get("model-paths") or settings.get("source-paths") or ["models"]
+    model_paths = [(root / str(p)).resolve() for p in written] if isinstance(written, list) else []
+    whole = compiled.renderer(config.dbt) != "builtin"  # dbt may render every model at once
+    scans = _ConfigScans(root, store)
+    parts: list[object] = [sortlint.__version__, _versions(), config.target, config.dialect,
+                           repr(config.dbt), compiled.renderer(config.dbt), whole]
+    names: set[str] = set()
+    for path in compiled.project_inputs(root, output_paths):
+        try:
+            data = path.read_bytes()
+        except OSError as error:
+            parts += [str(path), f"unreadable: {error.strerror}"]
+            continue
+        text = data.decode("utf-8", "replace")
+        names.update(ENV_VAR.findall(text))
+        is_model = path.suffix == ".sql" and any(path.resolve().is_relative_to(p) for p in model_paths)
+        parts.append(str(path.relative_to(root)))
+        parts.append(data if whole or not is_model else repr(scans.config_lines(text)))
+    scans.save()
+    parts.append(sorted((name, os.environ.get(name)) for name in names | _dbt_variables()))
+    if whole:
+        profiles = os.environ.get("DBT_PROFILES_DIR")
+        if profiles and (Path(profiles) / "profiles.yml").is_file():
+            parts.append((Path(profiles) / "profiles.yml").read_bytes())
+    return digest(*parts)
+
+
+def _project_settings(root: Path) -> dict:
+    try:
+        data = nodes.load((root / dbt.PROJECT_FILE).read_text(encoding="utf-8-sig"))
+    except Exception:  # unreadable or not YAML: reported when the project is read
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _versions() -> tuple[str | None, ...]:
+    import sqlglot
+
+    found: list[str | None] = [sqlglot.__version__]
+    for distribution in ("dbt-core", "dbt-spark", "sqlfluff", "Jinja2"):
+        try:
+            found.append(metadata.version(distribution))
+        except metadata.PackageNotFoundError:
+            found.append(None)
+    return tuple(found)
+
+
+def _dbt_variables() -> set[str]:
+    """dbt's own settings from the environment (`DBT_...`), whatever the files name."""
+    return {name for name in os.environ if name.startswith("DBT_")}
+
+
+class _ConfigScans:
+    """The models' `config(...)` arguments by text, kept in the store per project."""
+
+    def __init__(self, root: Path, store: Store | None) -> None:
+        self.store = store
+        self.key = digest(str(root))
+        kept = store.get(CONFIGS, self.key) if store is not None else None
+        self.kept: dict = kept if isinstance(kept, dict) else {}
+        self.loaded = set(self.kept)
+        self.used: dict = {}
+        dbt.config_scans.update(self.kept)
+
+    def config_lines(self, text: str) -> dict:
+        key = digest(text)
+        if key not in self.kept:
+            self.kept[key] = dbt.config_lines(text)
+        self.used[key] = self.kept[key]
+        return self.used[key]
+
+    def save(self) -> None:
+        """Keep the scans of the project's files as they are now (and only those)."""
+        if self.store is not None and self.used.keys() != self.loaded:
+            self.store.put(CONFIGS, self.key, self.used)

@@ -1,0 +1,91 @@
+"""A file's analysis as it can be kept and used again: by the persistent cache, across runs,
+and from worker processes, within one.
+
+An analysis is a function of the file's text, the run's configuration, the versions of
+sortlint and its parsers, the context its front end gives the file (a dbt project's macros,
+property files and configs: `Preparation.context`), the other files its front end read
+(`sortlint.files.recording_inputs`), and the answers the repository gave it about the
+tables it named (columns, views), which depend on the files checked before it and on the
+models it reads. The first four make the record's *key*. The last two are kept in the
+record with what they were, and checked again before the record is used: the record holds
+only while every file it read reads the same and every table it named is answered the same.
+What the file defined for the files after it is kept too, to be registered again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import sortlint
+from sortlint.files import unchanged_inputs
+from sortlint.linter.analysis import FileAnalysis
+from sortlint.plan.statement import Statement
+from sortlint.plan.tables import TableLookup, Tables, ViewDefinition
+from sortlint.store import digest
+
+RECORDS = "files"  # the store's namespace for records
+
+
+@dataclass(frozen=True)
+class Definition:
+    """A view or table a file's statement created, as the files after it see it."""
+
+    name: str
+    view: ViewDefinition | None = None
+    columns: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, statement: Statement) -> Definition | None:
+        if statement.view is not None:
+            return cls(statement.view.name, view=replace(statement.view, spans=None))
+        if statement.defines is not None:
+            return cls(statement.defines[1], columns=statement.outputs)
+        return None
+
+    def register(self, tables: Tables) -> None:
+        if self.view is not None:
+            tables.register_view(self.view)
+        else:
+            tables.register_table(self.name, self.columns)
+
+
+@dataclass(frozen=True)
+class FileRecord:
+    analysis: FileAnalysis  # without plans
+    definitions: tuple[Definition, ...] = ()
+    reads: tuple[tuple[str, str], ...] = ()  # table name, the digest of its answer
+    inputs: tuple[tuple[str, str | None], ...] = ()  # other files read, their digests
+
+    def holds(self, tables: TableLookup) -> bool:
+        """Whether the analysis is what analysing the file again would give: every file it
+        read unchanged, every table it named answered as it was."""
+        return unchanged_inputs(dict(self.inputs)) and all(
+            answer(tables, name) == recorded for name, recorded in self.reads
+        )
+
+
+def answer(tables: TableLookup, name: str) -> str:
+    """A digest of what `tables` says of `name`: its columns, and the view it is - the
+    view's name, columns, file and statement text (so also where a finding citing it points)."""
+    view = tables.view(name)
+    seen = None if view is None else (
+        view.name, view.columns, str(view.unit.path), view.unit.start, view.unit.text, view.unit.raw
+    )
+    return digest(tables.columns(name), seen)
+
+
+def record_key(environment: str, path: Path, raw: str, context: str) -> str:
+    return digest(environment, str(path), raw, context)
+
+
+def sortlint_digest() -> str:
+    """sortlint's own files, by each one's size and time of change: an edited checkout is
+    another version (a release is told apart by its version too)."""
+    package = Path(sortlint.__file__).parent
+    stamps = []
+    for file in sorted(package.rglob("*")):
+        if file.is_file() and "__pycache__" not in file.parts:
+            status = file.stat()
+            stamps.append((str(file.relative_to(package)), status.st_size, status.st_mtime_ns))
+    return digest(sortlint.__version__, stamps)

@@ -1,0 +1,266 @@
+"""The persistent cache is never stale: each input a file's findings depend on - an upstream
+model, a macro, a property file, a var, the configuration, a view in another file,
+sortlint's version - changes them on the next run exactly as a run without the cache would;
+a damaged or read-only cache is ignored with one note; two runs at once both report right.
+
+Every scenario runs the real command twice per state, with the cache and without it, and
+asserts both give the expected findings."""
+
+from __future__ import annotations
+
+import os
+import pickle
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import sortlint
+from sortlint.cli import main
+
+CATALOG = """\
+target: datafusion
+sources:
+  raw.events:
+    columns: {id: bigint not null, kind: string not null, host: string not null, at: timestamp}
+"""
+PROJECT = "name: shop\nvars:\n  wanted: email\n"
+MACROS = "{% macro wanted_kind() %}'email'{% endmacro %}\n"
+SCHEMA = """\
+version: 2
+sources:
+  - name: raw
+    tables:
+      - name: events
+"""
+STAGED = "select id, kind, host, at from {{ source('raw', 'events') }} where kind = {{ wanted_kind() }}\n"
+DAILY = """\
+select kind, host, count(*) as n
+from {{ ref('stg_events') }}
+group by kind, host
+order by kind, host
+"""
+
+KIND_EMAIL = [
+    "models/marts/daily.sql:3:10: SL103 [*] group key kind is constant: WHERE events.kind = 'email' "
+    "(models/staging/stg_events.sql:1) [query]",
+    "models/marts/daily.sql:4:10: SL003 [*] sort key kind is constant: WHERE events.kind = 'email' "
+    "(models/staging/stg_events.sql:1) [query]",
+]
+HOST_A = [
+    "models/marts/daily.sql:3:16: SL103 [*] group key host is constant: WHERE events.host = 'a' "
+    "(models/staging/stg_events.sql:1) [query]",
+    "models/marts/daily.sql:4:16: SL003 [*] sort key host is constant: WHERE events.host = 'a' "
+    "(models/staging/stg_events.sql:1) [query]",
+]
+
+
+def write(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    write(tmp_path, {
+        "sortlint.yml": CATALOG,
+        "dbt_project.yml": PROJECT,
+        "macros/kinds.sql": MACROS,
+        "models/schema.yml": SCHEMA,
+        "models/staging/stg_events.sql": STAGED,
+        "models/marts/daily.sql": DAILY,
+    })
+    return tmp_path
+
+
+def run(root: Path, capsys, *arguments: str, cache: str = "cache") -> tuple[list[str], str]:
+    """The finding lines of `sortlint check` run in `root`, and what it said on stderr."""
+    cached = ["--cache-dir", cache] if cache else ["--no-cache"]
+    previous = Path.cwd()
+    os.chdir(root)
+    try:
+        code = main(["check", "--dbt-renderer", "builtin", *cached, *arguments])
+    finally:
+        os.chdir(previous)
+    out, err = capsys.readouterr()
+    assert code in (0, 1), out + err
+    return [line for line in out.splitlines() if ": SL" in line], err
+
+
+def findings(root: Path, capsys, *arguments: str) -> list[str]:
+    """The findings with the cache, after asserting they are those of a run without it."""
+    with_cache, _ = run(root, capsys, *arguments)
+    assert with_cache == run(root, capsys, *arguments, cache="")[0]
+    return with_cache
+
+
+def records(root: Path) -> list[Path]:
+    return sorted((root / "cache" / "files").glob("*.pickle"))
+
+
+def test_a_warm_run_takes_the_records_and_gives_the_cold_runs_findings(project, capsys):
+    assert findings(project, capsys) == KIND_EMAIL
+    kept = records(project)
+    assert len(kept) == 3  # both models and the macro file
+    assert findings(project, capsys) == KIND_EMAIL
+    assert records(project) == kept
+    assert (project / "cache" / ".gitignore").read_text() == "*\n"
+
+
+def test_the_cache_is_read(project, capsys):
+    """A record is what a warm run reports: emptied by hand, the findings go with it."""
+    assert findings(project, capsys) == KIND_EMAIL
+    for path in records(project):
+        record = pickle.loads(path.read_bytes())
+        record.analysis.findings.clear()
+        path.write_bytes(pickle.dumps(record))
+    assert run(project, capsys)[0] == []
+
+
+def test_an_edited_upstream_model_changes_its_readers_findings(project, capsys):
+    assert findings(project, capsys) == KIND_EMAIL
+    write(project, {"models/staging/stg_events.sql": STAGED.replace("kind = {{ wanted_kind() }}", "host = 'a'")})
+    assert findings(project, capsys) == HOST_A
+
+
+def test_one_file_is_checked_with_its_upstream_models(project, capsys):
+    assert findings(project, capsys, "models/marts/daily.sql") == KIND_EMAIL
+    write(project, {"models/staging/stg_events.sql": STAGED.replace("kind = {{ wanted_kind() }}", "host = 'a'")})
+    assert findings(project, capsys, "models/marts/daily.sql") == HOST_A
+    assert findings(project, capsys) == HOST_A
+
+
+def test_an_edited_macro_changes_the_findings(project, capsys):
+    assert findings(project, capsys) == KIND_EMAIL
+    write(project, {"macros/kinds.sql": "{% macro wanted_kind() %}kind{% endmacro %}\n"})
+    assert findings(project, capsys) == []
+
+
+def test_a_var_changes_the_findings(project, capsys):
+    write(project, {"models/staging/stg_events.sql": STAGED.replace("{{ wanted_kind() }}", "'{{ var(\"wanted\") }}'")})
+    assert findings(project, capsys) == KIND_EMAIL
+    assert findings(project, capsys, "--var", "wanted=sms") == [line.replace("'email'", "'sms'") for line in KIND_EMAIL]
+    write(project, {"dbt_project.yml": PROJECT.replace("wanted: email", "wanted: push")})
+    assert findings(project, capsys) == [line.replace("'email'", "'push'") for line in KIND_EMAIL]
+
+
+def test_an_edited_property_file_declaration_changes_the_findings(project, capsys):
+    declared = SCHEMA + textwrap.indent(textwrap.dedent("""\
+        meta:
+          sortlint:
+            columns: {id: bigint not null, kind: string not null, host: string not null, at: timestamp}
+            constants: {kind: 'sms'}
+        """), " " * 8)
+    write(project, {"sortlint.yml": "target: datafusion\n", "models/schema.yml": declared,
+                    "models/staging/stg_events.sql": "select id, kind, host, at from {{ source('raw', 'events') }}\n"})
+    by_declaration = [
+        "models/marts/daily.sql:3:10: SL103 [*] group key kind is constant: declared constant kind = 'sms' "
+        "of raw.events (models/schema.yml:7) [declared]",
+        "models/marts/daily.sql:4:10: SL003 [*] sort key kind is constant: declared constant kind = 'sms' "
+        "of raw.events (models/schema.yml:7) [declared]",
+    ]
+    assert findings(project, capsys) == by_declaration
+    write(project, {"models/schema.yml": declared.replace("{kind: 'sms'}", "{host: 'b'}")})
+    assert findings(project, capsys) == [
+        line.replace("kind is", "host is").replace("kind = 'sms'", "host = 'b'").replace(":10:", ":16:")
+        for line in by_declaration
+    ]
+
+
+def test_an_edited_configuration_changes_the_findings(project, capsys):
+    assert findings(project, capsys) == KIND_EMAIL
+    write(project, {"sortlint.yml": CATALOG + "ignore: [SL003]\n"})
+    assert findings(project, capsys) == KIND_EMAIL[:1]
+    # Without a column type a comparison pins nothing.
+    write(project, {"sortlint.yml": CATALOG.replace("kind: string not null, ", "")})
+    assert findings(project, capsys) == []
+
+
+def test_an_edited_view_in_another_file_changes_its_readers_findings(tmp_path, capsys):
+    write(tmp_path, {
+        "sortlint.yml": CATALOG,
+        "a_view.sql": "CREATE VIEW emails AS SELECT id, kind, host FROM raw.events WHERE kind = 'email';\n",
+        "b_read.sql": "SELECT kind, host FROM emails ORDER BY kind, host;\n",
+    })
+    constant_kind = ["b_read.sql:1:40: SL003 [*] sort key kind is constant: WHERE events.kind = 'email' "
+                     "(a_view.sql:1) [query]"]
+    assert findings(tmp_path, capsys) == constant_kind
+    write(tmp_path, {"a_view.sql": "CREATE VIEW emails AS SELECT id, kind, host FROM raw.events WHERE host = 'x';\n"})
+    assert findings(tmp_path, capsys) == [
+        "b_read.sql:1:46: SL003 [*] sort key host is constant: WHERE events.host = 'x' (a_view.sql:1) [query]"
+    ]
+
+
+def test_another_version_of_sortlint_does_not_read_the_records(project, capsys, monkeypatch):
+    assert findings(project, capsys) == KIND_EMAIL
+    for path in records(project):  # were they read, the findings would be gone
+        record = pickle.loads(path.read_bytes())
+        record.analysis.findings.clear()
+        path.write_bytes(pickle.dumps(record))
+    monkeypatch.setattr(sortlint, "__version__", sortlint.__version__ + ".post1")
+    assert run(project, capsys)[0] == KIND_EMAIL
+
+
+@pytest.mark.parametrize("damage", [b"", b"garbage", None])
+def test_a_damaged_cache_is_ignored_with_one_note(project, capsys, damage):
+    assert findings(project, capsys) == KIND_EMAIL
+    for path in records(project):
+        path.write_bytes(path.read_bytes()[:20] if damage is None else damage)
+    found, said = run(project, capsys)
+    assert found == KIND_EMAIL
+    notes = [line for line in said.splitlines() if "cache" in line]
+    assert len(notes) == 3 and all(line.startswith("note: ignored an unreadable cache entry ") for line in notes)
+    assert run(project, capsys) == (KIND_EMAIL, "")  # written anew
+
+
+def test_a_read_only_cache_is_used_without_writing_with_one_note(project, capsys):
+    if os.geteuid() == 0:
+        pytest.skip("root writes into read-only folders")
+    (project / "cache").mkdir()
+    (project / "cache").chmod(0o555)
+    found, said = run(project, capsys)
+    assert found == KIND_EMAIL
+    assert said.count("note: cannot write the cache") == 1
+
+
+def test_an_unwritable_cache_path_is_noted_once(project, capsys):
+    (project / "cache").write_text("a file where the cache should be")
+    found, said = run(project, capsys)
+    assert found == KIND_EMAIL
+    assert said.count("note: cannot write the cache in cache") == 1 and said.count("\n") == 1
+
+
+def test_two_checks_at_once_both_report_right(project):
+    command = [sys.executable, "-m", "sortlint", "check", "--dbt-renderer", "builtin", "--cache-dir", "cache",
+               "."]
+    runs = [subprocess.Popen(command, cwd=project, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            for _ in range(2)]
+    outputs = [process.communicate(timeout=300) for process in runs]
+    for out, err in outputs:
+        assert [line for line in out.splitlines() if ": SL" in line] == KIND_EMAIL
+        assert err == ""
+    assert len(records(project)) == 3
+
+
+def test_clean_removes_the_cache(project, capsys):
+    findings(project, capsys)
+    previous = Path.cwd()
+    os.chdir(project)
+    try:
+        assert main(["clean", "--cache-dir", "cache"]) == 0
+        assert not (project / "cache").exists()
+        assert main(["clean", "--cache-dir", "cache"]) == 0
+    finally:
+        os.chdir(previous)
+    assert capsys.readouterr().out == "removed the cache cache\nno cache at cache\n"
+
+
+def test_clean_leaves_a_folder_sortlint_did_not_make(tmp_path, capsys):
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "keep.txt").write_text("mine")
+    assert main(["clean", "--cache-dir", str(tmp_path / "notes")]) == 0
+    assert (tmp_path / "notes" / "keep.txt").read_text() == "mine"
