@@ -39,7 +39,7 @@ def _relative(file: Path, root: Path) -> str:
     folder's `..` never reads as a hidden folder)."""
     absolute = _absolute(file)
     try:
-        return absolute.relative_to(_absolute(root)).as_posix()
+        return absolute.relative_to(_absolute_root(root)).as_posix()
     except ValueError:
         return absolute.as_posix()
 
@@ -49,6 +49,12 @@ def _absolute(path: Path) -> Path:
         return path.resolve()
     except (OSError, RuntimeError):  # a symbolic link loop: as written
         return Path(os.path.abspath(path))
+
+
+@lru_cache(maxsize=16)
+def _absolute_root(root: Path) -> Path:
+    """The configuration's folder, resolved once per process (every file is placed in it)."""
+    return _absolute(root)
 
 
 def _matches(relative: str, patterns: Iterable[str]) -> bool:

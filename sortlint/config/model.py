@@ -8,6 +8,7 @@ and shown with its location. Tuples, not lists, keep every object hashable.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import cached_property
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import ClassVar, Literal
@@ -218,8 +219,7 @@ class Config:
         best: Source | None = None
         best_length = 0
         tied = False
-        for source in self.sources:
-            have = _name_parts(source.name)
+        for have, source in self._named_sources.get(wanted[-1], ()):
             if have == wanted:
                 return source
             length = min(len(have), len(wanted))
@@ -230,6 +230,16 @@ class Config:
             elif length == best_length:
                 tied = True
         return None if tied else best
+
+    @cached_property
+    def _named_sources(self) -> dict[str, list[tuple[tuple[str, ...], Source]]]:
+        """Each declaration with its name's parts, parsed once, by the last part (a large
+        project declares hundreds of tables, and every table a query names is looked up)."""
+        named: dict[str, list[tuple[tuple[str, ...], Source]]] = {}
+        for source in self.sources:
+            parts = _name_parts(source.name)
+            named.setdefault(parts[-1], []).append((parts, source))
+        return named
 
     def with_sources(self, extra: Iterable[Source]) -> Config:
         """This config with more declarations (from dbt ``meta``), refusing a second declaration.

@@ -49,10 +49,17 @@ class Preparation:
     config: Config
     definers: Mapping[str, Path] = field(default_factory=dict)
     contexts: Mapping[Path, str] = field(default_factory=dict)
+    _folder_contexts: dict[Path, str] = field(default_factory=dict, init=False, repr=False, compare=False)
 
-    def context(self, path: Path) -> str:
-        """The digests of the folders above `path` that have one (a project's root)."""
-        return " ".join(self.contexts[f] for f in path.resolve().parents if f in self.contexts)
+    def context(self, resolved: Path) -> str:
+        """The digests of the folders above a (resolved) path that have one (a project's
+        root)."""
+        folder = resolved.parent
+        if folder not in self._folder_contexts:
+            self._folder_contexts[folder] = " ".join(
+                self.contexts[f] for f in (folder, *folder.parents) if f in self.contexts
+            )
+        return self._folder_contexts[folder]
 
 
 class FixContext(Protocol):

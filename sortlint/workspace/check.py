@@ -135,7 +135,8 @@ class Workspace:
         self.store = store
         self.repository = RepositoryTables(reading.config, self._define)
         self.environment = digest(sortlint_digest(), repr(reading.config))
-        self.given = {path.resolve(): path for path in files}  # as the check names them
+        self._resolved = {path: path.resolve() for path in files}
+        self.given = {resolved: path for path, resolved in self._resolved.items()}  # as the check names them
         self.candidates: dict[str, FileRecord] = {}  # by key: records made by workers
         self.made: dict[str, FileRecord] = {}  # by key: records this process made
         self.outcomes: dict[Path, Outcome] = {}  # by resolved path
@@ -144,7 +145,7 @@ class Workspace:
     def record_of(self, path: Path) -> Outcome | None:
         """The file's analysis, made once per run (None while it is being made: a cycle);
         what it defines is registered."""
-        resolved = path.resolve()
+        resolved = self.resolved(path)
         if resolved in self.outcomes:
             return self.outcomes[resolved]
         if resolved in self.busy:
@@ -164,10 +165,15 @@ class Workspace:
     def finished(self, path: Path) -> None:
         """The check analysed the file itself (a fixer's analysis): it is not analysed again
         when another file reads what it defines."""
-        self.outcomes[path.resolve()] = Outcome(None)
+        self.outcomes[self.resolved(path)] = Outcome(None)
+
+    def resolved(self, path: Path) -> Path:
+        if path not in self._resolved:
+            self._resolved[path] = path.resolve()
+        return self._resolved[path]
 
     def key(self, path: Path, raw: str) -> str:
-        return record_key(self.environment, path, raw, self.preparation.context(path))
+        return record_key(self.environment, path, raw, self.preparation.context(self.resolved(path)))
 
     def _outcome(self, path: Path) -> Outcome:
         try:
@@ -207,4 +213,4 @@ class Workspace:
         """A statement named `name`, which a file the front ends know defines: analyse it."""
         path = self.preparation.definers.get(name)
         if path is not None:
-            self.record_of(self.given.get(path.resolve(), path))
+            self.record_of(self.given.get(self.resolved(path), path))

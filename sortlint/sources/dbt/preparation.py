@@ -105,7 +105,7 @@ def project_context(root: Path, config: Config, store: Store | None) -> str:
             continue
         text = data.decode("utf-8", "replace")
         names.update(ENV_VAR.findall(text))
-        is_model = path.suffix == ".sql" and any(path.resolve().is_relative_to(p) for p in model_paths)
+        is_model = path.suffix == ".sql" and any(path.is_relative_to(p) for p in model_paths)
         parts.append(str(path.relative_to(root)))
         parts.append(data if whole or not is_model else repr(scans.config_lines(text)))
     scans.save()
