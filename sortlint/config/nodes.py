@@ -37,12 +37,18 @@ SAFE_LOADER: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 def compose(text: str) -> yaml.Node | None:
     """The node tree of one YAML document."""
-    return yaml.compose(text, Loader=SAFE_LOADER)
+    try:
+        return yaml.compose(text, Loader=SAFE_LOADER)
+    except yaml.MarkedYAMLError:
+        return yaml.compose(text, Loader=yaml.SafeLoader)  # raises it with PyYAML's words
 
 
 def load(text: str) -> object:
     """The objects of one YAML document (safe tags only)."""
-    return yaml.load(text, Loader=SAFE_LOADER)
+    try:
+        return yaml.load(text, Loader=SAFE_LOADER)
+    except yaml.MarkedYAMLError:
+        return yaml.load(text, Loader=yaml.SafeLoader)  # raises it with PyYAML's words
 
 
 @dataclass(frozen=True)

@@ -839,7 +839,8 @@ def sql_meta_block(path: Path, target: Target, name: str) -> Source | None:
     meta, line = sql_config_lines(path).get("meta", (None, 0))
     if not isinstance(meta, dict) or META_KEY not in meta:
         return None
-    node = nodes.compose(yaml.safe_dump(meta[META_KEY]))
+    # PyYAML's own composer: its marks can be moved to the call's line (libyaml's cannot).
+    node = yaml.compose(yaml.safe_dump(meta[META_KEY]), Loader=yaml.SafeLoader)
     for part in _nodes(node):
         for mark in (part.start_mark, part.end_mark):
             if mark is not None:
