@@ -16,9 +16,9 @@ The project is what a data team's repository looks like after a few years:
 * CTE-style SQL: joins on foreign keys, GROUP BY aggregates, window functions, CASE WHEN,
   ORDER BY in reports, `{{ config(...) }}` headers, incremental models with an
   `{% if is_incremental() %}` filter, `{{ var(...) }}`, the project's macros
-  (`cents_to_dollars`, `status_bucket`, `date_spine_days`) and dbt_utils' macros that render
-  without a database (`generate_surrogate_key`, `pivot`, `safe_divide`, `date_spine`), plus
-  `dbt_utils.star` in a few models (it asks the database for columns);
+  (`cents_to_dollars`, `status_bucket`, `date_spine_days`, `lookback_filter`) and dbt_utils'
+  (`generate_surrogate_key`, `pivot`, `safe_divide`; in a few models `star` and `date_spine`,
+  which ask the database while they render: dbt then starts Spark, as on a real project);
 * a property file per folder (descriptions, columns, tests: unique, not_null,
   accepted_values, relationships; `meta: {sortlint: ...}` declarations of columns, unique
   keys and constants) — about 40,000 lines of YAML at 1,200 models;
@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import re
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -175,6 +176,7 @@ class Source:
     entity: str
     columns: dict[str, str]
     declared: bool  # carries a `meta: {sortlint: ...}` declaration
+    documented: bool  # its columns are listed in the sources YAML
 
 
 def plural(entity: str) -> str:
@@ -269,7 +271,8 @@ class Planner:
         raw.update({"status": "string", "amount_cents": "bigint", "tax_cents": "bigint",
                     label: "string", flag: "boolean", "created_at": "timestamp not null",
                     "updated_at": "timestamp", "_loaded_at": "timestamp"})
-        source = Source(system, table, entity, raw, declared=rnd.random() < 0.3)
+        declared = rnd.random() < 0.3
+        source = Source(system, table, entity, raw, declared, declared or rnd.random() < 0.4)
         self.sources.append(source)
 
         key = f"{entity}_id"
@@ -614,7 +617,8 @@ def scalar(value) -> str:
         return "{" + ", ".join(f"{k}: {scalar(v)}" for k, v in value.items()) + "}"
     text = str(value)
     if (not text or text[0] in "{[&*!|>'\"%@`#-?:,"
-            or any(s in text for s in (": ", " #", "{{")) or text.lower() in ("true", "false", "null", "yes", "no", "on", "off")):
+            or any(s in text for s in (": ", " #", "{{")) or re.fullmatch(r"[\d.:-]+", text)
+            or text.lower() in ("true", "false", "null", "yes", "no", "on", "off")):
         return "'" + text.replace("'", "''") + "'"
     return text
 
@@ -639,14 +643,15 @@ def describe(column: str) -> str:
     if column.endswith("_id"):
         return f"The {column[:-3].replace('_', ' ')}'s identifier."
     if column.startswith("is_"):
-        return f"Whether the record {words[3:]}."
+        return f"Whether the row is flagged {words[3:]}."
     return f"The {words}."
 
 
 def model_properties(model: Model, models: dict[str, Model]) -> dict:
-    """A model's entry in its folder's property file."""
+    """A model's entry in its folder's property file: every column of staging models and
+    marts, an intermediate model's first few and those with tests."""
     columns = []
-    for column in model.columns:
+    for position, column in enumerate(model.columns):
         entry: dict = {"name": column, "description": describe(column)}
         tests: list = []
         if column == model.key:
@@ -660,7 +665,8 @@ def model_properties(model: Model, models: dict[str, Model]) -> dict:
             tests.append("not_null")
         if tests:
             entry["data_tests"] = tests
-        columns.append(entry)
+        if tests or model.layer != "intermediate" or position < 5:
+            columns.append(entry)
     entry = {"name": model.name, "description": model.description}
     if model.meta:
         entry["config"] = {"meta": {"sortlint": model.meta}}
@@ -676,14 +682,17 @@ def source_properties(system: str, tables: list[Source]) -> dict:
         if table.declared:
             entry["meta"] = {"sortlint": {"columns": dict(table.columns), "unique": [["id"]]}}
         entry["loaded_at_field"] = "_loaded_at"
-        entry["columns"] = [{"name": c, "description": describe(c)} for c in table.columns]
-        entry["columns"][0]["data_tests"] = ["unique", "not_null"]
+        if table.documented:
+            entry["columns"] = [{"name": c, "description": describe(c)} for c in table.columns]
+            entry["columns"][0]["data_tests"] = ["unique", "not_null"]
         entries.append(entry)
     return {"version": 2, "sources": [{"name": system, "description": f"Raw tables replicated from {system}.",
                                         "schema": f"raw_{system}", "tables": entries}]}
 
 
-def project_yml() -> str:
+def project_yml(folders: set[str]) -> str:
+    """`dbt_project.yml`; folder configs only for folders that hold models (dbt warns of
+    configuration paths that apply to nothing)."""
     staging = {"+materialized": "view", "+tags": ["staging"]}
     intermediate = {"+materialized": "table", "+tags": ["intermediate"],
                     "+meta": {"owner": "analytics-engineering"}}
@@ -691,6 +700,7 @@ def project_yml() -> str:
              "legacy": {"+enabled": False}}
     for folder, schema in MART_SCHEMAS.items():
         marts[folder] = {"+schema": schema}
+    marts = {k: v for k, v in marts.items() if k.startswith("+") or f"marts/{k}" in folders}
     document = {
         "name": NAME, "version": "1.0.0", "config-version": 2, "profile": NAME,
         "model-paths": ["models"], "macro-paths": ["macros"], "seed-paths": ["seeds"],
@@ -714,7 +724,7 @@ def plan(models: int = 1200, seed: int = 0) -> tuple[list[Source], dict[str, Mod
 def files(models: int = 1200, seed: int = 0) -> dict[str, str]:
     """Every text file of the project: relative path -> content."""
     sources, planned = plan(models, seed)
-    out = {"dbt_project.yml": project_yml(),
+    out = {"dbt_project.yml": project_yml({m.folder for m in planned.values()}),
            "packages.yml": "packages:\n  - package: dbt-labs/dbt_utils\n    version: [\">=1.0.0\", \"<2.0.0\"]\n"}
     for name, text in MACROS.items():
         out[f"macros/{name}"] = text
