@@ -421,7 +421,10 @@ class Planner:
         if kind == "fact" and primary.key:
             columns[f"{entity}_sk"] = "string"
             select.insert(0, f"{{{{ dbt_utils.generate_surrogate_key(['p.{primary.key}', 'p.{primary.ts}']) }}}} as {entity}_sk")
-        ctes = [f"{primary.name} as (\n\n    select * from {{{{ ref('{primary.name}') }}}}\n\n)"]
+        # Some models sort what they read, as if the order carried through the join: a common
+        # mistake, and what sortlint is for.
+        sort = f"\n    order by {primary.ts}" if rnd.random() < 0.08 else ""
+        ctes = [f"{primary.name} as (\n\n    select * from {{{{ ref('{primary.name}') }}}}{sort}\n\n)"]
         for other in refs[1:]:
             ctes.append(f"{other} as (\n\n    select * from {{{{ ref('{other}') }}}}\n\n)")
         if kind == "star":
@@ -489,10 +492,12 @@ class Planner:
             done = f"done_{plural(entity)}"
             columns[done] = "bigint"
             select.append(f"sum(case when {{{{ status_bucket('{column}') }}}} = 'done' then 1 else 0 end) as {done}")
+        # a sort of the groups that nothing downstream keeps (the mistake sortlint reports)
+        pointless = f"\n    order by {group}" if rnd.random() < 0.1 else ""
         grouped_cte = (f"grouped as (\n\n    select\n        {ITEMS.join(select)}\n"
                        f"    from {primary.name}\n"
                        f"    where {primary.ts} >= '{{{{ var(\"start_date\") }}}}'\n"
-                       f"    group by {group}\n\n)")
+                       f"    group by {group}{pointless}\n\n)")
         ratio = f"{entity}_share"
         columns[ratio] = "double"
         columns[f"{entity}_rank"] = "int"
@@ -680,7 +685,10 @@ def source_properties(system: str, tables: list[Source]) -> dict:
         entry: dict = {"name": table.table,
                        "description": f"{system}'s `{table.table}` table, loaded hourly by the ingestion job."}
         if table.declared:
-            entry["meta"] = {"sortlint": {"columns": dict(table.columns), "unique": [["id"]]}}
+            declared: dict = {"columns": dict(table.columns)}
+            if table.table == plural(table.entity):  # the others keep several rows per id
+                declared["unique"] = [["id"]]
+            entry["meta"] = {"sortlint": declared}
         entry["loaded_at_field"] = "_loaded_at"
         if table.documented:
             entry["columns"] = [{"name": c, "description": describe(c)} for c in table.columns]
