@@ -106,6 +106,7 @@ class Bench:
         self.env = env
         self.cache_flag = cache_flag
         self.samples: dict[str, list[tuple[float, float]]] = {}
+        self.files: dict[str, int] = {}  # labels whose runs cover fewer than all the models
         models = sorted(p.relative_to(project) for p in (project / "models").rglob("*.sql"))
         intermediate = [p for p in models if p.parts[1] == "intermediate"]
         self.mid = intermediate[len(intermediate) // 2]  # a model in the middle of the chains
@@ -126,7 +127,7 @@ class Bench:
         self.cache.mkdir()
 
     def run(self, label: str, command: list[str], before: Callable[[], None] | None = None,
-            warm_up: bool = False) -> None:
+            warm_up: bool = False, files: int | None = None) -> None:
         """One measured run of `command` in the project (after `before`, and after an
         unmeasured run when `warm_up`)."""
         if before:
@@ -134,6 +135,8 @@ class Bench:
         if warm_up:
             measure(command, self.project, self.env)
         self.samples.setdefault(label, []).append(measure(command, self.project, self.env))
+        if files is not None:
+            self.files[label] = files
         print(f"  {label}: {self.samples[label][-1][0]:.2f} s", file=sys.stderr, flush=True)
 
     def edit_mid(self) -> None:
@@ -191,18 +194,16 @@ def tools_round(bench: Bench, scratch: Path) -> None:
     bench.run("sqlglot parse of compiled SQL (bare)", [sys.executable, "-c", BARE_PARSE, *compiled])
 
 
-def sqlfluff_once(bench: Bench, limit: int) -> int:
-    """sqlfluff over the models (the first `limit` in path order when given); returns how
-    many files it linted."""
+def sqlfluff_once(bench: Bench, limit: int) -> None:
+    """sqlfluff over the models (the first `limit` in path order when given)."""
     (bench.project / ".sqlfluff").write_text(SQLFLUFF_CONFIG)
     models = sorted(str(p.relative_to(bench.project)) for p in (bench.project / "models").rglob("*.sql"))
     if limit:
         models = models[:limit]
     bench.run(f"sqlfluff lint ({len(models)} models)",
               [str(BIN / "sqlfluff"), "lint", "--dialect", "sparksql", "--templater", "jinja",
-               "--disable-progress-bar", "--nofail", *models])
+               "--disable-progress-bar", "--nofail", *models], files=len(models))
     (bench.project / ".sqlfluff").unlink()
-    return len(models)
 
 
 def machine() -> str:
@@ -264,7 +265,7 @@ def main() -> None:
     for label, runs in bench.samples.items():
         seconds = [s for s, _ in runs]
         median = statistics.median(seconds)
-        files = int(label.split("(")[1].split()[0]) if label.startswith("sqlfluff") else count
+        files = bench.files.get(label, count)
         print(f"| {label} | {len(runs)} | {min(seconds):.2f} | {median:.2f} | {max(seconds):.2f} "
               f"| {median / files:.3f} | {max(m for _, m in runs):.0f} |")
     print("\nRows are `sortlint check --dbt-renderer builtin` unless marked (dbt renders): the "
