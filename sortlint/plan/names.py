@@ -162,13 +162,13 @@ class _Hidden:
     gives back to the tree afterwards: a key is a name the parser knows nothing of."""
 
     def __init__(self) -> None:
-        self.texts: list[str] = []
+        self.texts: dict[str, str] = {}  # key -> the text the tree gets back
         self.continued: set[str] = set()  # keys of the first unit of a multi-unit interval
 
     def hide(self, token: Token, text: str) -> str:
         """Hide `token` behind a key; the tree gets `text` in its place."""
         key = f"{_KEY}{len(self.texts)}"
-        self.texts.append(text)
+        self.texts[key] = text
         token.text = key
         return key
 
@@ -177,9 +177,9 @@ class _Hidden:
         literal (`_MULTI_UNIT`)."""
         for node in tree.walk():
             for name, value in list(node.args.items()):
-                if not (isinstance(value, str) and value.startswith(_KEY)):
+                if not (isinstance(value, str) and value in self.texts):
                     continue
-                node.set(name, self.texts[int(value[len(_KEY):])])
+                node.set(name, self.texts[value])
                 interval = node.parent
                 if value in self.continued and isinstance(interval, exp.Interval):
                     if isinstance(interval.parent, exp.Add) and interval.parent.this is interval:
@@ -223,9 +223,10 @@ _INTERVAL_VALUES = (TokenType.NUMBER, TokenType.STRING)
 
 
 def _continued_unit(tokens: list[Token], index: int) -> Token | None:
-    """The unit of the interval whose `INTERVAL` is at `index`, when another value and unit
-    follow it (`INTERVAL 1 DAY 2 HOURS`, Spark's multi-unit literal), and it is a plain
-    name (which the parser takes as a unit whatever its text)."""
+    """The unit of the interval whose `INTERVAL` is at `index` when another value follows it
+    (`INTERVAL 1 DAY 2 HOURS`, Spark's multi-unit literal, which sqlglot reads as a sum), and
+    the unit is a plain name (which the parser takes as a unit whatever its text). Spark's
+    values are literals, with a sign or without: any other is not looked at."""
     position = index + 1
     if _kind(tokens, position) in (TokenType.PLUS, TokenType.DASH):
         position += 1
