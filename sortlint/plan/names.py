@@ -45,6 +45,8 @@ from typing import NamedTuple
 import sqlglot
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
+from sqlglot.errors import ParseError
+from sqlglot.tokens import Token, TokenType
 
 from sortlint.plan.dialect import sql_dialect
 
@@ -92,7 +94,7 @@ def spark_output_name(
         source = node.sql(dialect=dialect)
     elif sqlglot.parse_one(source, read=sql_dialect(dialect)) != node:
         raise ValueError(f"{source!r} is not the text of {node.sql(dialect=dialect)!r}")
-    tree = sqlglot.parse_one(source, dialect=_verbatim(dialect))
+    tree = _verbatim_tree(source, dialect)
     types = {name.lower(): kind.lower() for name, kind in (column_types or {}).items()}
     return _top_name(tree, _Context(source, types))
 
@@ -125,40 +127,119 @@ _RESERVED = frozenset("""
 # is parsed as an anonymous function, with its name and arguments as written.
 _SYNTAX_FUNCTIONS = frozenset({"CAST", "TRY_CAST", "EXTRACT", "POSITION", "TRIM", "SUBSTRING"})
 _MULTI_UNIT = "sortlint_interval_units"
-_WRITTEN_UNIT = "sortlint_written_unit"
+# A token text the parser cannot recognise (no keyword, function or unit starts so): it stands
+# for the text of a token the verbatim parse hides from sqlglot, `_KEY` and the text's number.
+_KEY = "\x00"
 
 
 @cache
-def _verbatim(dialect: str) -> type[Dialect]:
-    """A variant of `dialect` whose parser keeps function calls as written, keeps the case of
-    EXTRACT's unit, reads `''` inside a string as a quote (as Spark does), and marks
-    `INTERVAL 1 DAY 2 HOURS` (one literal to Spark) apart from a sum of two intervals."""
+def _verbatim(dialect: str) -> Dialect:
+    """`dialect` with a tokenizer that reads `''` inside a string as a quote, as Spark does.
+
+    Only the tokenizer is subclassed, never the parser: with sqlglot's compiled build
+    (sqlglotc) installed its parsers are compiled classes, which Python classes cannot
+    inherit from. The rest of the verbatim reading is done on the tokens (`_verbatim_tree`)."""
     base = type(sql_dialect(dialect))
 
     class Tokenizer(base.tokenizer_class):
         STRING_ESCAPES = [*base.tokenizer_class.STRING_ESCAPES, "'"]  # 'it''s' is one literal
 
-    class Parser(base.parser_class):
-        FUNCTIONS: dict = {}
-        FUNCTION_PARSERS = {
-            name: parse
-            for name, parse in base.parser_class.FUNCTION_PARSERS.items()
-            if name in _SYNTAX_FUNCTIONS
-        }
+    return type(f"_Verbatim{base.__name__}", (base,), {"Tokenizer": Tokenizer})()
 
-        def _parse_interval(self, require_interval=True, parse_function_unit=True):
-            interval = super()._parse_interval(require_interval, parse_function_unit)
-            if require_interval and isinstance(interval, exp.Add):
-                interval.meta[_MULTI_UNIT] = True
-            return interval
 
-        def _parse_extract(self):
-            unit = self._curr.text if self._curr else None
-            extract = super()._parse_extract()
-            extract.meta[_WRITTEN_UNIT] = unit
-            return extract
+@cache
+def _normalised_functions(dialect: str) -> frozenset[str]:
+    """The function names `dialect`'s parser turns into a node of its own (`nvl` into
+    COALESCE), other than those with a syntax of their own and those parsed before any
+    function lookup (`IF`, `CASE`): the names the verbatim parse hides."""
+    parser = _verbatim(dialect).parser_class
+    names = {*parser.FUNCTIONS, *parser.FUNCTION_PARSERS}
+    return frozenset(names - _SYNTAX_FUNCTIONS - set(parser.NO_PAREN_FUNCTION_PARSERS))
 
-    return type(f"_Verbatim{base.__name__}", (base,), {"Tokenizer": Tokenizer, "Parser": Parser})
+
+class _Hidden:
+    """Token texts the verbatim parse hides from sqlglot's parser behind keys (`_KEY`), and
+    gives back to the tree afterwards: a key is a name the parser knows nothing of."""
+
+    def __init__(self) -> None:
+        self.texts: dict[str, str] = {}  # key -> the text the tree gets back
+        self.continued: set[str] = set()  # keys of the first unit of a multi-unit interval
+
+    def hide(self, token: Token, text: str) -> str:
+        """Hide `token` behind a key; the tree gets `text` in its place."""
+        key = f"{_KEY}{len(self.texts)}"
+        self.texts[key] = text
+        token.text = key
+        return key
+
+    def restore(self, tree: exp.Expression) -> None:
+        """Put the hidden texts back, and mark each sum of intervals that is one Spark
+        literal (`_MULTI_UNIT`)."""
+        for node in tree.walk():
+            for name, value in list(node.args.items()):
+                if not (isinstance(value, str) and value in self.texts):
+                    continue
+                node.set(name, self.texts[value])
+                interval = node.parent
+                if value in self.continued and isinstance(interval, exp.Interval):
+                    if isinstance(interval.parent, exp.Add) and interval.parent.this is interval:
+                        interval.parent.meta[_MULTI_UNIT] = True
+
+
+def _verbatim_tree(source: str, dialect: str) -> exp.Expression:
+    """`source` parsed with every function call kept as written (an anonymous function:
+    name, case and arguments as written, where sqlglot would normalise `nvl` into COALESCE),
+    EXTRACT's unit as written, and `INTERVAL 1 DAY 2 HOURS` - one literal to Spark - marked
+    apart from a sum of two intervals.
+
+    sqlglot's parser is left as it is: the tokens it reads hide from it what it would
+    normalise. A function name becomes a name it does not know, EXTRACT's unit a name it
+    cannot upper-case, and the first unit of a multi-unit interval is recognisable in the
+    tree."""
+    verbatim = _verbatim(dialect)
+    tokens = verbatim.tokenize(source)
+    hidden = _Hidden()
+    functions = _normalised_functions(dialect)
+    function_tokens = verbatim.parser_class.FUNC_TOKENS
+    for index, token in enumerate(tokens):
+        following = tokens[index + 1].token_type if index + 1 < len(tokens) else None
+        if following == TokenType.L_PAREN and token.token_type in function_tokens:
+            if token.text.upper() in functions:
+                hidden.hide(token, token.text)
+            elif token.text.upper() == "EXTRACT" and index + 2 < len(tokens):
+                hidden.hide(tokens[index + 2], tokens[index + 2].text)
+        elif token.token_type == TokenType.INTERVAL:
+            unit = _continued_unit(tokens, index)
+            if unit is not None:
+                hidden.continued.add(hidden.hide(unit, unit.text.upper()))
+    trees = verbatim.parser().parse(tokens, source)
+    if not trees or trees[0] is None:
+        raise ParseError(f"No expression was parsed from {source!r}")
+    hidden.restore(trees[0])
+    return trees[0]
+
+
+_INTERVAL_VALUES = (TokenType.NUMBER, TokenType.STRING)
+
+
+def _continued_unit(tokens: list[Token], index: int) -> Token | None:
+    """The unit of the interval whose `INTERVAL` is at `index` when another value follows it
+    (`INTERVAL 1 DAY 2 HOURS`, Spark's multi-unit literal, which sqlglot reads as a sum), and
+    the unit is a plain name (which the parser takes as a unit whatever its text). Spark's
+    values are literals, with a sign or without: any other is not looked at."""
+    position = index + 1
+    if _kind(tokens, position) in (TokenType.PLUS, TokenType.DASH):
+        position += 1
+    if _kind(tokens, position) not in _INTERVAL_VALUES or _kind(tokens, position + 1) != TokenType.VAR:
+        return None
+    after = position + 2
+    if _kind(tokens, after) == TokenType.PLUS:
+        after += 1
+    return tokens[position + 1] if _kind(tokens, after) in _INTERVAL_VALUES else None
+
+
+def _kind(tokens: list[Token], index: int) -> TokenType | None:
+    return tokens[index].token_type if index < len(tokens) else None
 
 
 class _Context(NamedTuple):
@@ -746,8 +827,7 @@ def _position(node: exp.StrPosition, ctx: _Context) -> str:
 
 
 def _extract(node: exp.Extract, ctx: _Context) -> str:
-    unit = node.meta.get(_WRITTEN_UNIT, node.this.name)
-    return f"extract({unit} FROM {_sql(node.expression, ctx)})"
+    return f"extract({node.this.name} FROM {_sql(node.expression, ctx)})"
 
 
 _NO_PAREN_FUNCTIONS = {exp.CurrentDate: "current_date", exp.CurrentTimestamp: "current_timestamp",
