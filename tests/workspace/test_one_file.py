@@ -1,0 +1,57 @@
+"""A file checked alone gives exactly the findings a check of the whole repository gives it
+(its upstream dbt models are analysed on demand), and the number of worker processes never
+changes the output."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from sortlint.config import DbtOptions, load_config
+from sortlint.workspace.check import check
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+MODELS = sorted((EXAMPLES / "dbt" / "models").rglob("*.sql"))
+
+
+def shown(findings) -> list[tuple]:
+    return [(str(f.path), f.line, f.column, f.code, f.message) for f in findings]
+
+
+@pytest.fixture(scope="module")
+def whole():
+    config = replace(load_config(EXAMPLES / "sortlint.yml"), dbt=DbtOptions(renderer="builtin"))
+    return config, check([EXAMPLES], config, jobs=1)
+
+
+def test_the_example_project_has_models_with_findings(whole):
+    _, result = whole
+    assert len(MODELS) >= 8
+    with_findings = {f.path for f in result.findings if f.path in MODELS}
+    assert len(with_findings) >= 4
+
+
+@pytest.mark.parametrize("model", MODELS, ids=lambda path: path.name)
+def test_one_model_checked_alone_gets_the_whole_checks_findings(whole, model: Path):
+    config, result = whole
+    alone = check([model], config, jobs=1)
+    assert shown(alone.findings) == shown(f for f in result.findings if f.path == model)
+    assert [str(e) for e in alone.all_errors] == [str(e) for e in result.all_errors if str(model) in str(e)]
+
+
+def test_the_number_of_jobs_never_changes_the_output(tmp_path):
+    def run(*jobs: str) -> tuple[int, str, str]:
+        done = subprocess.run(
+            [sys.executable, "-m", "sortlint", "check", "--no-cache", "--dbt-renderer", "builtin", *jobs, "."],
+            cwd=EXAMPLES, capture_output=True, text=True, timeout=600,
+        )
+        return done.returncode, done.stdout, done.stderr
+
+    one = run("--jobs", "1")
+    assert one[0] == 1 and "Found 39 findings" in one[1]
+    assert run() == one
+    assert run("--jobs", "3") == one
