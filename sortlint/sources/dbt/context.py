@@ -38,6 +38,7 @@ from typing import Any
 import yaml
 
 from sortlint.config import nodes
+from sortlint.store import digest
 from sortlint.sources.dbt.project import FILTERS, PROJECT_FILE, Project, RenderFailure
 
 ADAPTER = "spark"  # the adapter whose macros dispatch finds first (`spark__x`)
@@ -127,17 +128,33 @@ def _read(path: Path) -> str:
     return path.read_text(encoding="utf-8-sig")
 
 
+# `_macro_names` by the text's digest: each macro file is parsed once per content (the
+# persistent cache keeps them across runs, see `sources.dbt.preparation`).
+macro_scans: dict[str, tuple[str, ...]] = {}
+
+
 def _macro_names(path: Path) -> tuple[str, ...]:
     """The macros a file defines; a file Jinja cannot parse (dbt's own tags, such as
     `{% materialization %}`, or an error) defines none here."""
+    try:
+        text = _read(path)
+    except (OSError, UnicodeDecodeError):
+        return ()
+    key = digest(text)
+    if key not in macro_scans:
+        macro_scans[key] = _scan_macro_names(text)
+    return macro_scans[key]
+
+
+def _scan_macro_names(text: str) -> tuple[str, ...]:
     import jinja2
     from jinja2 import nodes
 
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DeprecationWarning)
-            tree = _environment().parse(_read(path))
-    except (jinja2.TemplateSyntaxError, OSError, UnicodeDecodeError):
+            tree = _environment().parse(text)
+    except jinja2.TemplateSyntaxError:
         return ()
     return tuple(node.name for node in tree.body if isinstance(node, nodes.Macro))
 
@@ -533,6 +550,7 @@ def context(
     return names, scope
 
 
+@lru_cache(maxsize=1)
 def metadata_version() -> str:
     try:
         return metadata.version("dbt-core")

@@ -28,6 +28,7 @@ from pathlib import Path
 import sortlint
 from sortlint.config import Config, Source, nodes
 from sortlint.sources.dbt import compiled
+from sortlint.sources.dbt import context as dbt_context
 from sortlint.sources.dbt import project as dbt
 from sortlint.sources.dbt.models import table_name
 from sortlint.sources.dbt.rendering import is_disabled
@@ -37,6 +38,7 @@ from sortlint.store import Store, digest
 ENV_VAR = re.compile(r"""env_var\(\s*['"]([^'"]+)['"]""")
 SCANS = "dbt-project"  # the store's namespace for what `_scan` learns of a project
 CONFIGS = "dbt-configs"  # and for the `config(...)` arguments of a project's models
+MACROS = "dbt-macros"  # and for the names each macro file defines
 
 
 @dataclass(frozen=True)
@@ -54,12 +56,15 @@ def prepare(files: Sequence[Path], reading: Reading) -> Preparation:
     declared: list[Source] = []
     definers: dict[str, Path] = {}
     contexts: dict[Path, str] = {}
+    macros = _MacroScans(reading.store)
     for root in roots:
         context = project_context(root, config, reading.store)
         scan = _remembered_scan(root, config, context, reading.store)
         declared += scan.declarations
         definers.update(scan.tables)
         contexts[root] = context
+        dbt_context.library(scan.project)  # every macro file's names, kept for the next run
+    macros.save()
     return Preparation(config.with_sources(declared) if declared else config, definers, contexts)
 
 
@@ -140,6 +145,21 @@ def _versions() -> tuple[str | None, ...]:
 def _dbt_variables() -> set[str]:
     """dbt's own settings from the environment (`DBT_...`), whatever the files name."""
     return {name for name in os.environ if name.startswith("DBT_")}
+
+
+class _MacroScans:
+    """The names each macro file defines, by its text, kept in the store for every project
+    (dbt's global project is the same for all of them)."""
+
+    def __init__(self, store: Store | None) -> None:
+        self.store = store
+        kept = store.get(MACROS, MACROS) if store is not None else None
+        self.loaded = set(kept) if isinstance(kept, dict) else set()
+        dbt_context.macro_scans.update(kept if isinstance(kept, dict) else {})
+
+    def save(self) -> None:
+        if self.store is not None and set(dbt_context.macro_scans) != self.loaded:
+            self.store.put(MACROS, MACROS, dict(dbt_context.macro_scans))
 
 
 class _ConfigScans:

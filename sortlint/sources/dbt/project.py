@@ -33,7 +33,7 @@ import os
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 import yaml
@@ -180,6 +180,10 @@ class Project:
     model_settings: Mapping[str, object] = field(default_factory=dict)
 
     def __hash__(self) -> int:  # renders are cached by project: every field counts
+        return self._hash
+
+    @cached_property
+    def _hash(self) -> int:
         return hash((self.root, self.name, self.model_paths, self.macro_paths, repr(self.vars),
                      repr(sorted(self.sources.items())), repr(sorted(self.relations.items())),
                      self.disabled, self.profile))
