@@ -138,6 +138,19 @@ def test_no_cycle_between_packages():
     assert cycles == []
 
 
+def test_the_workspace_knows_the_front_ends_only_through_the_registry():
+    """Whatever a front end needs done before files are read is its `prepare` hook: the
+    workspace loops over the registry's front ends and names none of them."""
+    named = [
+        f"{name}:{line} imports {imported}"
+        for name, edges in graph().items()
+        if name.startswith("sortlint.workspace")
+        for imported, line in sorted(edges)
+        if imported.startswith("sortlint.sources") and imported != "sortlint.sources.registry"
+    ]
+    assert named == []
+
+
 def _paths_back(start: str, edges: dict[str, set[str]]) -> Iterator[list[str]]:
     """One path from `start` back to itself, if there is one."""
     stack = [(start, [start])]

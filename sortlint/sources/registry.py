@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sortlint.config import Config
+# Preparation and Reading are also what the workspace takes from here (it names no front end).
 from sortlint.sources.frontend import FixShapes, Preparation, Reading
 from sortlint.units import Unit
 

@@ -26,8 +26,7 @@ from sortlint.diagnostics import Finding
 from sortlint.errors import UserError
 from sortlint.files import read_source, recording_inputs
 from sortlint.linter.analysis import FileAnalysis, analyse_file
-from sortlint.sources.frontend import Preparation, Reading
-from sortlint.sources.registry import prepare
+from sortlint.sources.registry import Preparation, Reading, prepare
 from sortlint.store import Store, digest
 from sortlint.workspace.discovery import discover
 from sortlint.workspace.records import RECORDS, Definition, FileRecord, answer, record_key, sortlint_digest
