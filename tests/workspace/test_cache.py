@@ -264,3 +264,23 @@ def test_clean_leaves_a_folder_sortlint_did_not_make(tmp_path, capsys):
     (tmp_path / "notes" / "keep.txt").write_text("mine")
     assert main(["clean", "--cache-dir", str(tmp_path / "notes")]) == 0
     assert (tmp_path / "notes" / "keep.txt").read_text() == "mine"
+
+
+def test_a_configuration_edit_analyses_again_without_rendering_again(project, capsys, monkeypatch):
+    from sortlint.sources.dbt import rendering
+
+    assert findings(project, capsys) == KIND_EMAIL
+    write(project, {"sortlint.yml": CATALOG + "ignore: [SL003]\n"})
+    rendered: list[str] = []
+    render_model = rendering.render_model
+
+    def counted(path, *arguments):
+        rendered.append(path.name)
+        return render_model(path, *arguments)
+
+    monkeypatch.setattr(rendering, "render_model", counted)
+    assert run(project, capsys)[0] == KIND_EMAIL[:1]
+    assert rendered == []
+    write(project, {"models/marts/daily.sql": DAILY + "-- edited\n"})
+    assert run(project, capsys)[0] == KIND_EMAIL[:1]
+    assert rendered == ["daily.sql"]

@@ -31,7 +31,7 @@ from sortlint.sources.dbt import compiled
 from sortlint.sources.dbt import context as dbt_context
 from sortlint.sources.dbt import project as dbt
 from sortlint.sources.dbt.models import table_name
-from sortlint.sources.dbt.rendering import is_disabled
+from sortlint.sources.dbt.rendering import is_disabled, project_context_key
 from sortlint.sources.frontend import Preparation, Reading
 from sortlint.store import Store, digest
 
@@ -62,7 +62,7 @@ def prepare(files: Sequence[Path], reading: Reading) -> Preparation:
         scan = _remembered_scan(root, config, context, reading.store)
         declared += scan.declarations
         definers.update(scan.tables)
-        contexts[root] = context
+        contexts[root] = reading.memo[project_context_key(root)] = context
         dbt_context.library(scan.project)  # every macro file's names, kept for the next run
     macros.save()
     return Preparation(config.with_sources(declared) if declared else config, definers, contexts)
@@ -119,7 +119,16 @@ def project_context(root: Path, config: Config, store: Store | None) -> str:
         profiles = os.environ.get("DBT_PROFILES_DIR")
         if profiles and (Path(profiles) / "profiles.yml").is_file():
             parts.append((Path(profiles) / "profiles.yml").read_bytes())
+        parts.append(_stamp(root / output_paths[0] / "manifest.json"))  # read when fresh
     return digest(*parts)
+
+
+def _stamp(path: Path) -> tuple[int, int] | None:
+    try:
+        status = path.stat()
+    except OSError:
+        return None
+    return status.st_size, status.st_mtime_ns
 
 
 def _project_settings(root: Path) -> dict:

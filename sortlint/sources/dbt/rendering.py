@@ -39,6 +39,7 @@ from sortlint.sources.dbt import context as dbt_context
 from sortlint.sources.dbt import project as dbt
 from sortlint.plan.tokens import tokenize
 from sortlint.sources.frontend import Reading
+from sortlint.store import digest
 from sortlint.sources.sql.files import failure_offset, statement_bounds
 from sortlint.units import Unit, line_starts, raw_location
 
@@ -62,8 +63,33 @@ def jinja_units(path: Path, raw: str, reading: Reading) -> list[Unit] | None:
         return None
     if model is not None and is_disabled(project, path, reading.config):
         return []  # `enabled: false`: dbt builds no such model
-    rendered = render_model(path, raw, project, reading.config)
+    rendered = _kept_rendering(path, raw, project, reading)
     return statement_units(path, raw, rendered, reading.config.dialect, model)
+
+
+RENDERINGS = "dbt-renderings"  # the store's namespace for renderings
+
+
+def _kept_rendering(path: Path, raw: str, project: dbt.Project | None, reading: Reading) -> Rendered:
+    """The file's rendering, from the persistent cache when the run has one and the file is
+    a model of a prepared project: a rendering depends on the file, the project's context
+    (which `sources.dbt.preparation` digests, vars, renderer and versions included) and the
+    dialect only."""
+    context = reading.memo.get(project_context_key(project.root)) if project is not None else None
+    if reading.store is None or context is None:
+        return render_model(path, raw, project, reading.config)
+    key = digest(context, str(path), raw, reading.config.dialect)
+    kept = reading.store.get(RENDERINGS, key)
+    if isinstance(kept, Rendered):
+        return kept
+    rendered = render_model(path, raw, project, reading.config)
+    reading.store.put(RENDERINGS, key, rendered)
+    return rendered
+
+
+def project_context_key(root: Path) -> tuple[str, Path]:
+    """Where a run's `Reading.memo` holds a prepared project's context digest."""
+    return ("dbt project context", root)
 
 
 def is_disabled(project: dbt.Project, path: Path, config: Config) -> bool:
