@@ -103,6 +103,8 @@ def project_context(root: Path, config: Config, store: Store | None) -> str:
                            repr(config.dbt), compiled.renderer(config.dbt), whole]
     names: set[str] = set()
     for path in compiled.project_inputs(root, output_paths):
+        if config.path is not None and path == config.path.resolve():
+            continue  # sortlint's own configuration renders nothing (and keys every result)
         try:
             data = path.read_bytes()
         except OSError as error:
