@@ -78,14 +78,16 @@ load_macros_from_path = macros
 def measure(command: list[str], cwd: Path, env: dict) -> tuple[float, float]:
     """Wall seconds and peak RSS in MiB of one run of `command` (exit 0 or 1 expected)."""
     start = time.perf_counter()
-    process = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.PIPE)
-    errors = process.stderr.read() if process.stderr else b""
-    _, status, usage = os.wait4(process.pid, 0)
-    elapsed = time.perf_counter() - start
-    code = os.waitstatus_to_exitcode(status)
-    if code not in (0, 1):
-        raise SystemExit(f"{' '.join(command)} exited {code}:\n{errors.decode(errors='replace')[-3000:]}")
+    with tempfile.TemporaryFile() as output:
+        process = subprocess.Popen(command, cwd=cwd, env=env, stdout=output, stderr=subprocess.STDOUT)
+        _, status, usage = os.wait4(process.pid, 0)
+        elapsed = time.perf_counter() - start
+        code = os.waitstatus_to_exitcode(status)
+        if code not in (0, 1):
+            output.seek(0)
+            shown = output.read().decode(errors="replace")
+            errors = "\n".join(line for line in shown.splitlines() if line.startswith("error")) or shown
+            raise SystemExit(f"{' '.join(command)} exited {code}:\n{errors[-3000:]}")
     return elapsed, usage.ru_maxrss / 1024
 
 
