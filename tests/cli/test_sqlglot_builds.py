@@ -2,11 +2,12 @@
 its pure Python one, and no error with either.
 
 sqlglotc installs compiled modules next to sqlglot's Python sources, and Python imports the
-compiled ones first. Python classes cannot inherit from their classes, which sortlint's
-dialects once did: every statement naming an unaliased expression was an internal error.
-When the venv has sqlglotc (`make test` installs the `fast` extra), each run below is made
-twice in a subprocess: as installed, and with sqlglot imported from its Python sources in
-place of the compiled modules; without sqlglotc there is one build and the tests skip.
+compiled ones first. Python classes cannot inherit from their classes, which the dialect
+behind sortlint's output names once did: a statement with an unaliased expression was an
+internal error. When the venv has sqlglotc (`make test` installs the `fast` extra), each run
+below is made twice in a subprocess: as installed, and with sqlglot imported from its Python
+sources in place of the compiled modules; without sqlglotc there is one build and the tests
+skip.
 """
 
 from __future__ import annotations
