@@ -562,10 +562,10 @@ def _within(finding, unit) -> bool:
 
 
 def run_rules(args) -> int:
-    from sortlint.linter.rules import RULES
+    from sortlint.linter.rules import rules
 
-    width = max(len(rule.name) for rule in RULES)
-    for rule in RULES:
+    width = max(len(rule.name) for rule in rules())
+    for rule in rules():
         print(f"{rule.code}  {rule.name:<{width}}  {rule.summary}")
     return EXIT_CLEAN
 

@@ -11,14 +11,13 @@ exception, a request to report it; exit code 2), and the rest is still analysed.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
 from sortlint.config import Config
-from sortlint.diagnostics import Finding
 from sortlint.errors import InternalError, UserError, from_recursion
 from sortlint.linter.lint import analyse_statement, lint_statement, output_types
+from sortlint.linter.results import FileAnalysis
 from sortlint.linter.rules import CODES
 from sortlint.linter.suppression import noqa_comments, unknown_codes, unsilenced
 from sortlint.plan.nodes import Opaque, Span
@@ -34,15 +33,6 @@ class StatementTables(TableLookup, Protocol):
     """The tables a file's statements see, which its statements add to as they are read."""
 
     def register(self, statement: Statement) -> None: ...
-
-
-@dataclass
-class FileAnalysis:
-    path: Path
-    raw: str
-    statements: list[Statement] = field(default_factory=list)
-    findings: list[Finding] = field(default_factory=list)
-    errors: list[UserError] = field(default_factory=list)
 
 
 def analyse_file(

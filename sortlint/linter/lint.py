@@ -10,7 +10,7 @@ from sortlint.config.model import Location
 from sortlint.diagnostics import Applicability, Finding
 from sortlint.engines import Analysis, Place, analyse
 from sortlint.linter.context import Context
-from sortlint.linter.rules import RULES
+from sortlint.linter.rules import rules as all_rules
 from sortlint.ordering import Expr
 from sortlint.plan import nodes as n
 
@@ -34,7 +34,7 @@ def analyse_statement(unit: Unit, root: n.Node, config: Config) -> Analysis:
 
 def lint_statement(unit: Unit, root: n.Node, config: Config, analysis: Analysis | None = None) -> list[Finding]:
     context = Context(unit, root, analysis or analyse_statement(unit, root, config))
-    rules = [rule for rule in RULES if config.rule_enabled(rule.code)]
+    rules = [rule for rule in all_rules() if config.rule_enabled(rule.code)]
     found: dict[tuple, Finding] = {}
     for node in own_nodes(root, unit):
         for rule in rules:

@@ -10,11 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
-from sqlglot import exp
-
 from sortlint.units import Unit
 
 if TYPE_CHECKING:
+    from sqlglot import exp
+
     from sortlint.plan.spans import Spans
 
 

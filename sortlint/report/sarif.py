@@ -19,7 +19,7 @@ from pathlib import Path
 from sortlint import __version__
 from sortlint.errors import UserError
 from sortlint.diagnostics import Applicability, Edit, Finding, Fix, fingerprints
-from sortlint.linter.rules import RULES, Rule
+from sortlint.linter.rules import Rule, rules
 from sortlint.report.rule_pages import HOME, rule_url
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -28,14 +28,14 @@ ROOT = "%SRCROOT%"
 
 
 def render(findings: Sequence[Finding], errors: Sequence[UserError], texts: Mapping[Path, str]) -> str:
-    index = {rule.code: number for number, rule in enumerate(RULES)}
+    index = {rule.code: number for number, rule in enumerate(rules())}
     run = {
         "tool": {
             "driver": {
                 "name": "sortlint",
                 "version": __version__,
                 "informationUri": HOME,
-                "rules": [_rule(rule) for rule in RULES],
+                "rules": [_rule(rule) for rule in rules()],
             }
         },
         "originalUriBaseIds": {ROOT: {"uri": Path.cwd().as_uri() + "/"}},

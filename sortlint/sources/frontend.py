@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from sortlint.config import Config
 from sortlint.diagnostics import Applicability, Edit
-from sortlint.ordering import SortOptions
 from sortlint.store import Store
 from sortlint.units import Unit
 
 if TYPE_CHECKING:
+    from sortlint.ordering import SortOptions
     from sortlint.plan import nodes as n
 
 

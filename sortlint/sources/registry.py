@@ -67,7 +67,7 @@ FRONT_ENDS: tuple[FrontEnd, ...] = (
     # Before dbt: claims only the templates a DAG of the project references.
     FrontEnd("airflow-templates", (".sql", ".hql"), True,
              "sortlint.sources.airflow.templates:template_file_units", {"opaque": OPAQUE},
-             prepare="sortlint.sources.airflow.templates:prepare"),
+             prepare="sortlint.sources.airflow.preparation:prepare"),
     FrontEnd("dbt", (".sql", ".hql"), True, "sortlint.sources.dbt.rendering:jinja_units",
              {"dbt_model": UnitKind("sortlint.sources.dbt.models:build_model",
                                     "sortlint.sources.sql.fixes:FIXES")},

@@ -25,7 +25,7 @@ from sortlint.config import Config
 from sortlint.diagnostics import Finding
 from sortlint.errors import UserError
 from sortlint.files import read_source, recording_inputs
-from sortlint.linter.analysis import FileAnalysis, analyse_file
+from sortlint.linter.results import FileAnalysis
 from sortlint.sources.registry import Preparation, Reading, prepare
 from sortlint.store import Store, digest
 from sortlint.workspace.discovery import discover
@@ -103,6 +103,8 @@ def check(
             continue
 
         def reanalyse(text: str, path: Path = path) -> tuple[FileAnalysis, FileTables]:
+            from sortlint.linter.analysis import analyse_file
+
             tables = FileTables(workspace.repository)
             return analyse_file(path, text, reading, tables, keep_plans=True), tables
 
@@ -200,6 +202,8 @@ class Workspace:
         return found if isinstance(found, FileRecord) else None
 
     def analyse(self, path: Path, raw: str) -> FileRecord:
+        from sortlint.linter.analysis import analyse_file  # not needed by a run the cache answers
+
         tables = FileTables(self.repository)
         with recording_inputs() as inputs:
             analysis = analyse_file(path, raw, self.reading, tables, keep_plans=False)

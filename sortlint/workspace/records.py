@@ -16,13 +16,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import sortlint
 from sortlint.files import unchanged_inputs
-from sortlint.linter.analysis import FileAnalysis
-from sortlint.plan.statement import Statement
+from sortlint.linter.results import FileAnalysis
 from sortlint.plan.tables import TableLookup, Tables, ViewDefinition
 from sortlint.store import digest
+
+if TYPE_CHECKING:
+    from sortlint.plan.statement import Statement
 
 RECORDS = "files"  # the store's namespace for records
 

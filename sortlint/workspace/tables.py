@@ -5,9 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from typing import TYPE_CHECKING
+
 from sortlint.config import Config
-from sortlint.plan.statement import Statement
 from sortlint.plan.tables import Tables, ViewDefinition
+
+if TYPE_CHECKING:
+    from sortlint.plan.statement import Statement
 
 
 class RepositoryTables:

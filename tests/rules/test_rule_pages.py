@@ -8,12 +8,12 @@ import re
 
 import pytest
 
-from sortlint.linter.rules import RULES
+from sortlint.linter.rules import CODES, rules
 
 SECTIONS = ("## What it does", "## Why it matters", "## Example", "## Fix safety")
 
 
-@pytest.mark.parametrize("rule", RULES, ids=[rule.code for rule in RULES])
+@pytest.mark.parametrize("rule", rules(), ids=CODES)
 def test_a_rule_page_has_the_four_sections(rule):
     page = rule.doc.strip()
     assert page.splitlines()[0] == f"{rule.code} {rule.name}"
@@ -24,5 +24,10 @@ def test_a_rule_page_has_the_four_sections(rule):
 
 
 def test_the_rule_codes_are_unique_and_in_order():
-    codes = [rule.code for rule in RULES]
+    codes = [rule.code for rule in rules()]
     assert codes == sorted(set(codes))
+
+
+def test_each_rule_module_is_named_after_its_code():
+    """The codes are read from the module names, so that knowing them imports no rule."""
+    assert CODES == tuple(rule.code for rule in rules())

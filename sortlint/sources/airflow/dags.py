@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
@@ -15,6 +14,7 @@ from sortlint.config import Config
 from sortlint.errors import UserError
 from sortlint.files import read_source
 from sortlint.sources.airflow.macros import rendered_units
+from sortlint.sources.airflow.preparation import MAYBE_DAG, MAYBE_SQL, TEMPLATE_SUFFIXES
 from sortlint.sources.frontend import Reading
 from sortlint.sources.opaque import opaque_unit
 from sortlint.sources.python.constants import UNKNOWN, Evaluator, dotted_name, format_text
@@ -32,14 +32,11 @@ from sortlint.sources.sql.files import with_run_time_fields
 from sortlint.sources.sql.placeholders import FormatSource, field_placeholder
 from sortlint.units import Unit
 
-TEMPLATE_SUFFIXES = (".sql", ".hql")
 SQL_KEYWORDS = ("sql", "hql")
 MAPPING_METHODS = ("partial", "expand")
 # A hook's methods that run the SQL they are given (first argument, or sql= / hql=).
 HOOK_METHODS = frozenset({"run", "run_cli", "get_records", "get_first", "get_pandas_df", "get_df"})
 
-MAYBE_DAG = re.compile(r"Operator\b|Hook\b")
-MAYBE_SQL = re.compile(r"\b[sh]ql\s*=|\.(?:run|run_cli|get_records|get_first|get_pandas_df|get_df)\(")
 
 
 def dag_units(path: Path, raw: str, reading: Reading) -> list[Unit] | None:

@@ -9,27 +9,18 @@ too wide to search.
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from sortlint.config import Config
 from sortlint.errors import UserError
-from sortlint.files import read_source
-from sortlint.sources.airflow.dags import (
-    MAYBE_DAG,
-    MAYBE_SQL,
-    TEMPLATE_SUFFIXES,
-    DagModule,
-    resolved_path,
-    find_template,
-)
+from sortlint.sources.airflow.dags import DagModule, find_template, resolved_path
 from sortlint.sources.airflow.macros import JINJA, rendered_units
-from sortlint.sources.frontend import Preparation, Reading
+from sortlint.sources.airflow.preparation import TEMPLATE_SUFFIXES, dag_candidates, in_dbt_project
+from sortlint.sources.frontend import Reading
 from sortlint.sources.python.strings import MappedText
-from sortlint.store import digest
 from sortlint.units import Unit
 
 
@@ -44,7 +35,7 @@ def template_file_units(path: Path, raw: str, reading: Reading) -> list[Unit] | 
     references, rendered as Airflow would; None for any other file."""
     if path.suffix not in TEMPLATE_SUFFIXES or not JINJA.search(raw):
         return None
-    if _in_dbt_project(path):
+    if in_dbt_project(path):
         return None  # a dbt model or macro, not an Airflow template
     config = reading.config
     if config.path is None:
@@ -57,55 +48,20 @@ def template_file_units(path: Path, raw: str, reading: Reading) -> list[Unit] | 
     return rendered_units(path, raw, MappedText.verbatim(raw), params, config)
 
 
-def prepare(files: Sequence[Path], reading: Reading) -> Preparation:
-    """Whether a template file is one, and how it renders, depends on every DAG under the
-    project root: their references are the context of the files below the root."""
-    config = reading.config
-    if config.path is None or not any(
-        path.suffix in TEMPLATE_SUFFIXES and not _in_dbt_project(path) for path in files
-    ):
-        return Preparation(config)
-    references = sorted(repr(reference) for reference in project_references(reading))
-    return Preparation(config, contexts={resolved_path(config.root): digest(references)})
-
-
-_NOT_SOURCES = {"__pycache__", "node_modules", "site-packages", "venv", "build", "dist"}
-
-
 def project_references(reading: Reading) -> list[TemplateReference]:
     """Every template file the DAGs under the project root reference (those the config's
     globs select), with the params each reference renders it with."""
-    config = reading.config
-    found: list[TemplateReference] = []
-    root = config.root
-    for folder, directories, files in os.walk(root):
-        directories[:] = sorted(d for d in directories if not d.startswith(".") and d not in _NOT_SOURCES)
-        for name in sorted(files):
-            if not name.endswith(".py"):
-                continue
-            file = Path(folder) / name
-            if config.selects(file):
-                found += dag_references(file, reading)
-    return found
+    candidates, _ = dag_candidates(reading)
+    return [reference for file, raw in candidates for reference in dag_references(file, raw, reading)]
 
 
-def dag_references(file: Path, reading: Reading) -> tuple[TemplateReference, ...]:
+def dag_references(file: Path, raw: str, reading: Reading) -> tuple[TemplateReference, ...]:
     """The template files one DAG file references, read once per check."""
-    try:
-        stat = file.stat()
-    except OSError:
-        return ()
-    key = ("airflow template references", str(file.resolve()), stat.st_mtime_ns, stat.st_size)
-    return reading.remembered(key, lambda: _read_references(file, reading.config))
+    key = ("airflow template references", str(file.resolve()), raw)
+    return reading.remembered(key, lambda: _read_references(file, raw, reading.config))
 
 
-def _read_references(file: Path, config: Config) -> tuple[TemplateReference, ...]:
-    try:
-        raw = read_source(file)
-    except UserError:
-        return ()  # reported when the file itself is checked
-    if not (MAYBE_DAG.search(raw) and MAYBE_SQL.search(raw) and any(s in raw for s in TEMPLATE_SUFFIXES)):
-        return ()
+def _read_references(file: Path, raw: str, config: Config) -> tuple[TemplateReference, ...]:
     try:
         dag = DagModule.parse(file, raw)
     except UserError:
@@ -136,5 +92,3 @@ def _agreed(all_params: Iterator[tuple[tuple[str, Any], ...]]) -> dict[str, Any]
     return agreed or {}
 
 
-def _in_dbt_project(path: Path) -> bool:
-    return any((folder / "dbt_project.yml").is_file() for folder in resolved_path(path).parents)

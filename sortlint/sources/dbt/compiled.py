@@ -43,7 +43,7 @@ from pathlib import Path
 import yaml
 
 import sortlint
-from sortlint.config import DbtOptions
+from sortlint.config import Config, DbtOptions
 from sortlint.sources.dbt.project import Project
 
 # Files of a project whose content changes what dbt renders.
@@ -449,3 +449,16 @@ def model_relations(project: Project, options: DbtOptions) -> dict[str, str]:
     if compiled is None or compiled.failure is not None:
         return {}
     return compiled.relations()
+
+
+def table_name(project: Project, model: str, options: DbtOptions) -> str:
+    """The name a model's table is read by (lower case): as `ref` renders it."""
+    return (model_relations(project, options).get(model) or str(project.ref(model))).lower()
+
+
+def is_disabled(project: Project, path: Path, config: Config) -> bool:
+    """Whether dbt builds no such model (`enabled: false`), as the run's renderer says."""
+    compiled = compiled_project(project, config.dbt)
+    if compiled is not None and compiled.failure is None:
+        return path.resolve() in compiled.disabled
+    return project.model(path) in project.disabled

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from sortlint.config import Config, DbtOptions
+from sortlint.config import Config
 from sortlint.plan.nodes import Node, Opaque, Span, Write, walk
 from sortlint.plan.parse import parse_unit
 from sortlint.plan.statement import Statement, build_statement
 from sortlint.plan.tables import TableLookup, ViewDefinition
-from sortlint.sources.dbt.compiled import model_relations
-from sortlint.sources.dbt.project import Project, project_of
+from sortlint.sources.dbt.compiled import table_name
+from sortlint.sources.dbt.project import project_of
 from sortlint.units import Unit
 
 
@@ -34,11 +34,6 @@ def build_model(unit: Unit, tables: TableLookup, config: Config) -> Statement:
     elif statement.outputs:
         statement.defines = ("table", name)
     return statement
-
-
-def table_name(project: Project, model: str, options: DbtOptions) -> str:
-    """The name a model's table is read by (lower case): as `ref` renders it."""
-    return (model_relations(project, options).get(model) or str(project.ref(model))).lower()
 
 
 def _first_clause(root: Node) -> Span | None:

@@ -30,8 +30,6 @@ from sortlint.config import Config, Source, nodes
 from sortlint.sources.dbt import compiled
 from sortlint.sources.dbt import context as dbt_context
 from sortlint.sources.dbt import project as dbt
-from sortlint.sources.dbt.models import table_name
-from sortlint.sources.dbt.rendering import is_disabled, project_context_key
 from sortlint.sources.frontend import Preparation, Reading
 from sortlint.store import Store, digest
 
@@ -39,6 +37,11 @@ ENV_VAR = re.compile(r"""env_var\(\s*['"]([^'"]+)['"]""")
 SCANS = "dbt-project"  # the store's namespace for what `_scan` learns of a project
 CONFIGS = "dbt-configs"  # and for the `config(...)` arguments of a project's models
 MACROS = "dbt-macros"  # and for the names each macro file defines
+
+
+def project_context_key(root: Path) -> tuple[str, Path]:
+    """Where a run's `Reading.memo` holds a prepared project's context digest."""
+    return ("dbt project context", root)
 
 
 @dataclass(frozen=True)
@@ -83,9 +86,9 @@ def _scan(project: dbt.Project, config: Config) -> ProjectScan:
     relations = compiled.model_relations(project, config.dbt)
     declarations = tuple(dbt.declarations(project, config.target, relations))
     tables = {
-        table_name(project, model, config.dbt): path
+        compiled.table_name(project, model, config.dbt): path
         for model, path in project.models().items()
-        if not is_disabled(project, path, config)
+        if not compiled.is_disabled(project, path, config)
     }
     return ProjectScan(project, declarations, tables)
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
@@ -319,17 +320,22 @@ def read_project(root: Path) -> Project:
 def forget() -> None:
     """Drop what was read of projects and rendered of their files, so a new run sees
     edited project files and macros."""
-    from sortlint.sources.dbt import compiled, context
-    from sortlint.sources.dbt import rendering as jinja
+    from sortlint.sources.dbt import compiled
 
     _project_root.cache_clear()
     _projects.clear()
     _loaded_yaml.clear()
     _composed_yaml.clear()
-    jinja.render.cache_clear()
-    context.library.cache_clear()
-    context.graph.cache_clear()
     compiled.forget()
+    # A module not imported yet has rendered nothing (and a run the cache answers never
+    # imports the renderer, nor sqlglot under it).
+    jinja = sys.modules.get("sortlint.sources.dbt.rendering")
+    if jinja is not None:
+        jinja.render.cache_clear()
+    context = sys.modules.get("sortlint.sources.dbt.context")
+    if context is not None:
+        context.library.cache_clear()
+        context.graph.cache_clear()
 
 
 def _paths(

@@ -61,7 +61,7 @@ def jinja_units(path: Path, raw: str, reading: Reading) -> list[Unit] | None:
     model = project.model(path) if project is not None else None
     if model is None and not TEMPLATE_MARK.search(raw):
         return None
-    if model is not None and is_disabled(project, path, reading.config):
+    if model is not None and dbt_compiled.is_disabled(project, path, reading.config):
         return []  # `enabled: false`: dbt builds no such model
     rendered = _kept_rendering(path, raw, project, reading)
     return statement_units(path, raw, rendered, reading.config.dialect, model)
@@ -75,6 +75,8 @@ def _kept_rendering(path: Path, raw: str, project: dbt.Project | None, reading: 
     a model of a prepared project: a rendering depends on the file, the project's context
     (which `sources.dbt.preparation` digests, vars, renderer and versions included) and the
     dialect only."""
+    from sortlint.sources.dbt.preparation import project_context_key
+
     context = reading.memo.get(project_context_key(project.root)) if project is not None else None
     if reading.store is None or context is None:
         return render_model(path, raw, project, reading.config)
@@ -87,16 +89,6 @@ def _kept_rendering(path: Path, raw: str, project: dbt.Project | None, reading: 
     return rendered
 
 
-def project_context_key(root: Path) -> tuple[str, Path]:
-    """Where a run's `Reading.memo` holds a prepared project's context digest."""
-    return ("dbt project context", root)
-
-
-def is_disabled(project: dbt.Project, path: Path, config: Config) -> bool:
-    compiled = dbt_compiled.compiled_project(project, config.dbt)
-    if compiled is not None and compiled.failure is None:
-        return path.resolve() in compiled.disabled
-    return project.model(path) in project.disabled
 
 
 def render_model(path: Path, raw: str, project: dbt.Project | None, config: Config) -> Rendered:

@@ -1,0 +1,24 @@
+"""What one file's analysis found, apart from how it was made (`sortlint.linter.analysis`):
+light to import, so that results kept in the cache are read back without loading the
+analysis, the engines or sqlglot."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from sortlint.diagnostics import Finding
+from sortlint.errors import UserError
+
+if TYPE_CHECKING:
+    from sortlint.plan.statement import Statement
+
+
+@dataclass
+class FileAnalysis:
+    path: Path
+    raw: str
+    statements: list[Statement] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    errors: list[UserError] = field(default_factory=list)

@@ -1,0 +1,71 @@
+"""What a check learns of the Airflow DAGs before it reads any file: whether a `.sql` file is
+a DAG's template, and how it renders, depends on the DAGs under the project root, so the
+text of every Python file there that may reference a template, and which template files
+exist, are the context (`Preparation.contexts`) of the files below the root.
+
+Light to import: nothing here parses Python or SQL."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+from sortlint.config import Config
+from sortlint.errors import UserError
+from sortlint.files import read_source
+from sortlint.sources.frontend import Preparation, Reading
+from sortlint.store import digest
+
+TEMPLATE_SUFFIXES = (".sql", ".hql")
+MAYBE_DAG = re.compile(r"Operator\b|Hook\b")
+MAYBE_SQL = re.compile(r"\b[sh]ql\s*=|\.(?:run|run_cli|get_records|get_first|get_pandas_df|get_df)\(")
+_NOT_SOURCES = {"__pycache__", "node_modules", "site-packages", "venv", "build", "dist"}
+
+
+def prepare(files: Sequence[Path], reading: Reading) -> Preparation:
+    config = reading.config
+    if config.path is None or not any(path.suffix in TEMPLATE_SUFFIXES for path in files):
+        return Preparation(config)
+    candidates, templates = dag_candidates(reading)
+    if not candidates:
+        return Preparation(config)
+    context = digest([(str(file), raw) for file, raw in candidates], templates)
+    return Preparation(config, contexts={config.root.resolve(): context})
+
+
+def dag_candidates(reading: Reading) -> tuple[list[tuple[Path, str]], list[str]]:
+    """The Python files under the project root (those the config's globs select) that may
+    reference a template file, with their text, and every file a template could be; read
+    once per check."""
+    return reading.remembered(("airflow DAG candidates",), lambda: _candidates(reading.config))
+
+
+def may_reference_templates(raw: str) -> bool:
+    return bool(MAYBE_DAG.search(raw) and MAYBE_SQL.search(raw) and any(s in raw for s in TEMPLATE_SUFFIXES))
+
+
+def _candidates(config: Config) -> tuple[list[tuple[Path, str]], list[str]]:
+    candidates = []
+    templates = []
+    for folder, directories, names in os.walk(config.root):
+        directories[:] = sorted(d for d in directories if not d.startswith(".") and d not in _NOT_SOURCES)
+        for name in sorted(names):
+            file = Path(folder) / name
+            if name.endswith(TEMPLATE_SUFFIXES):
+                templates.append(str(file))
+            if not name.endswith(".py") or not config.selects(file):
+                continue
+            try:
+                raw = read_source(file)
+            except UserError:
+                continue  # reported when the file itself is checked
+            if may_reference_templates(raw):
+                candidates.append((file, raw))
+    return candidates, templates
+
+
+def in_dbt_project(path: Path) -> bool:
+    """Whether a folder above the file holds a dbt project (its `.sql` files are dbt's)."""
+    return any((folder / "dbt_project.yml").is_file() for folder in path.resolve().parents)
