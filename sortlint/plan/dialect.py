@@ -190,7 +190,11 @@ def _text(tokens: list[Token], index: int) -> str:
 
 
 class SortlintSpark(Spark):
-    """sqlglot's Spark, reading keywords as names where Spark does."""
+    """sqlglot's Spark, reading keywords as names where Spark does.
+
+    Only the dialect and its tokenizer are subclassed: they stay Python classes in sqlglot's
+    compiled build (sqlglotc), whose parsers and generators are compiled classes that no
+    Python class can inherit from."""
 
     class Tokenizer(Spark.Tokenizer):
         def tokenize(self, sql: str) -> list[Token]:
