@@ -24,6 +24,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
+import sortlint
+
 DIRECTORY_NAME = ".sortlint_cache"
 ENVIRONMENT_VARIABLE = "SORTLINT_CACHE_DIR"
 _TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# sortlint's cache: safe to delete\n"
@@ -94,6 +96,19 @@ class Store:
     def _problem(self, text: str) -> None:
         if text not in self.problems:
             self.problems.append(text)
+
+
+def sortlint_digest() -> str:
+    """sortlint's own files, by each one's size and time of change: an edited checkout is
+    another version (a release is told apart by its version too). Every cached value is
+    keyed by it."""
+    package = Path(sortlint.__file__).parent
+    stamps = []
+    for file in sorted(package.rglob("*")):
+        if file.is_file() and "__pycache__" not in file.parts:
+            status = file.stat()
+            stamps.append((str(file.relative_to(package)), status.st_size, status.st_mtime_ns))
+    return digest(sortlint.__version__, stamps)
 
 
 def cache_directory(given: Path | None, config_root: Path) -> Path:

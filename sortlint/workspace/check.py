@@ -27,9 +27,9 @@ from sortlint.errors import UserError
 from sortlint.files import read_source, recording_inputs
 from sortlint.linter.results import FileAnalysis
 from sortlint.sources.registry import Preparation, Reading, prepare
-from sortlint.store import Store, digest
+from sortlint.store import Store, digest, sortlint_digest
 from sortlint.workspace.discovery import discover
-from sortlint.workspace.records import RECORDS, Definition, FileRecord, answer, record_key, sortlint_digest
+from sortlint.workspace.records import RECORDS, Definition, FileRecord, answer, record_key
 from sortlint.workspace.tables import FileTables, RepositoryTables
 
 Reanalyse = Callable[[str], "tuple[FileAnalysis, FileTables]"]

@@ -18,7 +18,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import sortlint
 from sortlint.files import unchanged_inputs
 from sortlint.linter.results import FileAnalysis
 from sortlint.plan.tables import TableLookup, Tables, ViewDefinition
@@ -80,15 +79,3 @@ def answer(tables: TableLookup, name: str) -> str:
 
 def record_key(environment: str, path: Path, raw: str, context: str) -> str:
     return digest(environment, str(path), raw, context)
-
-
-def sortlint_digest() -> str:
-    """sortlint's own files, by each one's size and time of change: an edited checkout is
-    another version (a release is told apart by its version too)."""
-    package = Path(sortlint.__file__).parent
-    stamps = []
-    for file in sorted(package.rglob("*")):
-        if file.is_file() and "__pycache__" not in file.parts:
-            status = file.stat()
-            stamps.append((str(file.relative_to(package)), status.st_size, status.st_mtime_ns))
-    return digest(sortlint.__version__, stamps)

@@ -87,10 +87,10 @@ class TableResult:
 def with_dbt_declarations(config: Config) -> Config:
     """The configuration with the declarations of the dbt projects it includes, as `check`
     sees them."""
-    from sortlint.sources.dbt.project import with_declarations
+    from sortlint.sources.registry import Reading, prepare
     from sortlint.workspace.discovery import discover
 
-    return with_declarations(discover([config.root], config).files, config)
+    return prepare(discover([config.root], config).files, Reading(config)).config
 
 
 def selected_sources(config: Config, names: Sequence[str]) -> list[Source]:

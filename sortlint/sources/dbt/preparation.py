@@ -25,13 +25,12 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
-import sortlint
 from sortlint.config import Config, Source, nodes
 from sortlint.sources.dbt import compiled
 from sortlint.sources.dbt import context as dbt_context
 from sortlint.sources.dbt import project as dbt
 from sortlint.sources.frontend import Preparation, Reading
-from sortlint.store import Store, digest
+from sortlint.store import Store, digest, sortlint_digest
 
 ENV_VAR = re.compile(r"""env_var\(\s*['"]([^'"]+)['"]""")
 SCANS = "dbt-project"  # the store's namespace for what `_scan` learns of a project
@@ -102,7 +101,7 @@ def project_context(root: Path, config: Config, store: Store | None) -> str:
     model_paths = [(root / str(p)).resolve() for p in written] if isinstance(written, list) else []
     whole = compiled.renderer(config.dbt) != "builtin"  # dbt may render every model at once
     scans = _ConfigScans(root, store)
-    parts: list[object] = [sortlint.__version__, _versions(), config.target, config.dialect,
+    parts: list[object] = [sortlint_digest(), _versions(), config.target, config.dialect,
                            repr(config.dbt), compiled.renderer(config.dbt), whole]
     names: set[str] = set()
     for path in compiled.project_inputs(root, output_paths):

@@ -20,8 +20,9 @@ places.
 Under `target: datafusion` every model's rendered query is registered as a view, so a model
 reading `ref('m')` sees what `m`'s query guarantees; under `target: spark` a model is a plain
 table (Spark does not keep the order a table was written in), known by its columns and by
-what is declared about it. Models are registered before any file is checked, in dependency
-order, so the order files are read in does not matter.
+what is declared about it. Which file defines each model's table is known before any file
+is checked (`sources.dbt.preparation`), and a model is analysed the first time another
+file reads it, so the order files are read in does not matter.
 
 Nothing here imports sqlfluff; rendering is `sortlint.sources.dbt.rendering`.
 """
@@ -39,7 +40,7 @@ from pathlib import Path
 
 import yaml
 
-from sortlint.config import Config, DbtOptions, Source, parse_source
+from sortlint.config import DbtOptions, Source, parse_source
 from sortlint.config import nodes
 from sortlint.config.model import Target
 from sortlint.errors import ConfigError, UserError
@@ -553,49 +554,6 @@ def _parse_blocks(name: str, node: yaml.Node, path: Path, target: Target) -> lis
         parse_source(name, value, path, target, line=nodes.line_of(key))
         for key, value in meta_blocks(node)
     ]
-
-
-# ---------------------------------------------------------------------------------------------
-# What a check asks of the projects among its files
-
-
-def projects_of(files: Iterable[Path]) -> list[Project]:
-    """The dbt projects the checked files belong to, each once, in root order."""
-    found = {project.root: project for project in map(project_of, files) if project is not None}
-    return [found[root] for root in sorted(found)]
-
-
-def with_declarations(files: Sequence[Path], config: Config) -> Config:
-    """The config with the `meta: {sortlint: ...}` declarations of every project checked."""
-    from sortlint.sources.dbt.compiled import model_relations
-
-    forget()
-    extra = [
-        s
-        for project in projects_of(files)
-        for s in declarations(project, config.target, model_relations(project, config.dbt))
-    ]
-    return config.with_sources(extra) if extra else config
-
-
-def dependency_order(reads: Mapping[str, Sequence[str]]) -> list[str]:
-    """Model names, each after the models of the project it reads (cycles: file order)."""
-    order: list[str] = []
-    state: dict[str, str] = {}
-
-    def visit(name: str) -> None:
-        if state.get(name):
-            return
-        state[name] = "visiting"
-        for read in reads.get(name, ()):
-            if read in reads:
-                visit(read)
-        state[name] = "done"
-        order.append(name)
-
-    for name in reads:
-        visit(name)
-    return order
 
 
 # ---------------------------------------------------------------------------------------------

@@ -6,6 +6,7 @@ fixes proved on a real Spark: every fixed model, rendered, keeps its columns and
 from __future__ import annotations
 
 import shutil
+from collections.abc import Mapping, Sequence
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
@@ -18,6 +19,7 @@ from sortlint.errors import ConfigError, UserError
 from sortlint.sources.dbt import project as dbt
 from sortlint.sources.dbt.rendering import jinja_units, render_model
 from sortlint.sources.frontend import Reading
+from sortlint.sources.registry import prepare
 from sortlint.workspace.check import check
 
 
@@ -159,17 +161,6 @@ def test_two_models_of_one_name_are_refused(shop):
     write(shop, {"sql/models/marts/stg_orders.sql": "select 1\n"})
     with pytest.raises(ConfigError, match="two models are named 'stg_orders'"):
         dbt.load_project(shop.resolve()).models()
-
-
-def test_dependency_order_puts_what_a_model_reads_first():
-    reads = {
-        "a_mart": ("b_stage", "c_of_a_package"),
-        "b_stage": ("c_base",),
-        "c_base": (),
-        "d_cycle": ("e_cycle",),
-        "e_cycle": ("d_cycle",),
-    }
-    assert dbt.dependency_order(reads) == ["c_base", "b_stage", "a_mart", "e_cycle", "d_cycle"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -397,9 +388,29 @@ def rendered_models(root: Path, texts: dict[Path, str], config: Config) -> dict[
     """Each model's rendered SQL by name, in dependency order."""
     project = dbt.project_of(next(iter(texts)))
     rendered = {path.stem: render_model(path, text, project, config) for path, text in texts.items()}
-    order = dbt.dependency_order({name: r.reads for name, r in rendered.items()})
+    order = dependency_order({name: r.reads for name, r in rendered.items()})
     return {name: jinja_units(path, texts[path], Reading(config))[-1].text
             for name in order for path in texts if path.stem == name}
+
+
+def dependency_order(reads: Mapping[str, Sequence[str]]) -> list[str]:
+    """Model names (the keys of `reads`), each after the models it reads (cycles: file order)."""
+    order: list[str] = []
+    state: dict[str, str] = {}
+
+    def visit(name: str) -> None:
+        if state.get(name):
+            return
+        state[name] = "visiting"
+        for read in reads.get(name, ()):
+            if read in reads:
+                visit(read)
+        state[name] = "done"
+        order.append(name)
+
+    for name in reads:
+        visit(name)
+    return order
 
 
 def create_views(spark, models: dict[str, str]) -> None:
@@ -411,7 +422,7 @@ def create_views(spark, models: dict[str, str]) -> None:
 def test_spark_proves_every_fixed_model_keeps_its_columns_and_rows(spark, fixed_example):
     root, before, after = fixed_example
     config = load_config(root / "sortlint.yml")
-    merged = dbt.with_declarations(list(before), config)
+    merged = prepare(list(before), Reading(config)).config
     raw_tables = [s for s in merged.sources if s.name.startswith("shop.")]
     assert [s.name for s in raw_tables] == ["shop.orders", "shop.order_lines"]
     spark.sql("CREATE DATABASE IF NOT EXISTS shop_analytics")
