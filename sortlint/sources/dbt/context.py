@@ -28,9 +28,9 @@ import datetime
 import itertools
 import re
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from importlib import metadata, resources
 from pathlib import Path
 from typing import Any
@@ -520,7 +520,7 @@ def context(
     macros = library(project)
     base = {
         **base,
-        "model": graph["nodes"].get(f"model.{project.name}.{model}", {}),
+        "model": model_node(project, model, project.model_files[model]) if model in project.model_files else {},
         "return": _return,
         "exceptions": Exceptions(),
         "flags": Flags(),
@@ -589,38 +589,23 @@ def _md5(text: str) -> str:
     return hashlib.md5(text.encode()).hexdigest()
 
 
-@lru_cache(maxsize=16)
-def graph(project: Project) -> dict[str, Any]:
+class Graph(Mapping):
     """dbt's `graph`, as far as the project's own files define it: its models (name, path,
-    fqn, the configs sortlint reads) and the sources of its property files."""
-    from sortlint.sources.dbt.project import model_configs, model_fqn, property_files, source_tables
-    from sortlint.sources.dbt.project import _compose as compose
+    fqn, the configs sortlint reads) and the sources of its property files. Made on first
+    use: most models never read it, and a large project's graph costs more than rendering
+    one model."""
 
-    configs = model_configs(project)
-    nodes = {}
-    for name, path in project.models().items():
-        settings = configs.get(name, {})
-        relation = project.ref(name)
-        unique_id = f"model.{project.name}.{name}"
-        nodes[unique_id] = {
-            "unique_id": unique_id, "name": name, "resource_type": "model",
-            "package_name": project.name, "fqn": list(model_fqn(project, name, path)),
-            "original_file_path": str(path.relative_to(project.root)),
-            "path": str(path.relative_to(project.root)), "schema": relation.schema,
-            "alias": relation.identifier, "database": None,
-            "config": {"materialized": settings.get("materialized", "view"),
-                       "enabled": settings.get("enabled", True), "tags": settings.get("tags", []),
-                       "meta": settings.get("meta", {}), "schema": settings.get("schema"),
-                       "alias": settings.get("alias")},
-            "tags": settings.get("tags", []), "meta": settings.get("meta", {}),
-            "depends_on": {"nodes": [], "macros": []}, "columns": {}, "description": "",
-            "language": "sql", "time_spine": None, "access": "protected", "group": None,
-            "version": None, "latest_version": None, "deprecation_date": None,
-            "contract": {"enforced": False}, "constraints": [], "patch_path": None,
-        }
-    sources = {}
-    for file in property_files(project):
-        for source, table, relation, _ in source_tables(compose(file)):
+    def __init__(self, project: Project) -> None:
+        self.project = project
+
+    @cached_property
+    def _made(self) -> dict[str, Any]:
+        project = self.project
+        nodes = {f"model.{project.name}.{name}": model_node(project, name, path)
+                 for name, path in project.models().items()}
+        sources = {}
+        for (source, table), file in project.source_files.items():
+            relation = project.source(source, table)
             unique_id = f"source.{project.name}.{source}.{table}"
             sources[unique_id] = {
                 "unique_id": unique_id, "name": table, "source_name": source,
@@ -629,8 +614,46 @@ def graph(project: Project) -> dict[str, Any]:
                 "original_file_path": str(file.relative_to(project.root)), "columns": {},
                 "meta": {}, "config": {"enabled": True}, "tags": [],
             }
-    return {"nodes": nodes, "sources": sources, "exposures": {}, "metrics": {},
-            "groups": {}, "semantic_models": {}, "saved_queries": {}, "unit_tests": {}}
+        return {"nodes": nodes, "sources": sources, "exposures": {}, "metrics": {},
+                "groups": {}, "semantic_models": {}, "saved_queries": {}, "unit_tests": {}}
+
+    def __getitem__(self, key: str) -> Any:
+        return self._made[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._made)
+
+    def __len__(self) -> int:
+        return len(self._made)
+
+
+@lru_cache(maxsize=16)
+def graph(project: Project) -> Graph:
+    return Graph(project)
+
+
+def model_node(project: Project, name: str, path: Path) -> dict[str, Any]:
+    """A model's node of the graph (what `model` is while it renders)."""
+    from sortlint.sources.dbt.project import model_fqn
+
+    settings = project.configs.get(name, {})
+    relation = project.ref(name)
+    return {
+        "unique_id": f"model.{project.name}.{name}", "name": name, "resource_type": "model",
+        "package_name": project.name, "fqn": list(model_fqn(project, name, path)),
+        "original_file_path": str(path.relative_to(project.root)),
+        "path": str(path.relative_to(project.root)), "schema": relation.schema,
+        "alias": relation.identifier, "database": None,
+        "config": {"materialized": settings.get("materialized", "view"),
+                   "enabled": settings.get("enabled", True), "tags": settings.get("tags", []),
+                   "meta": settings.get("meta", {}), "schema": settings.get("schema"),
+                   "alias": settings.get("alias")},
+        "tags": settings.get("tags", []), "meta": settings.get("meta", {}),
+        "depends_on": {"nodes": [], "macros": []}, "columns": {}, "description": "",
+        "language": "sql", "time_spine": None, "access": "protected", "group": None,
+        "version": None, "latest_version": None, "deprecation_date": None,
+        "contract": {"enforced": False}, "constraints": [], "patch_path": None,
+    }
 
 
 def named_by_project(project: Project, configs: Mapping[str, Mapping[str, Any]]) -> dict:

@@ -180,6 +180,12 @@ class Project:
     log_path: str = "logs"
     # the `models:` configs of dbt_project.yml, as written (read by `model_configs`)
     model_settings: Mapping[str, object] = field(default_factory=dict)
+    # What `read_project` found once, so that a rendering reads no YAML: every model's file
+    # by name, its merged configs (`model_configs`), and the property file declaring each
+    # source table.
+    model_files: Mapping[str, Path] = field(default_factory=dict)
+    configs: Mapping[str, Mapping[str, object]] = field(default_factory=dict)
+    source_files: Mapping[tuple[str, str], Path] = field(default_factory=dict)
 
     def __hash__(self) -> int:  # renders are cached by project: every field counts
         return self._hash
@@ -215,6 +221,8 @@ class Project:
 
     def models(self) -> dict[str, Path]:
         """Every model file by name; two files of one name are an error, as in dbt."""
+        if self.model_files:
+            return dict(self.model_files)
         found: dict[str, Path] = {}
         for directory in self.model_paths:
             for path in sorted(directory.rglob("*.sql")):
@@ -301,11 +309,13 @@ def read_project(root: Path) -> Project:
         log_path=str(data.get("log-path") or "logs"),
         model_settings=data.get("models") if isinstance(data.get("models"), dict) else {},
     )
-    sources = {
-        (source, table): relation
-        for file in property_files(project)
-        for source, table, relation, _ in source_tables(_compose(file))
-    }
+    project = replace(project, model_files=project.models())
+    sources = {}
+    source_files = {}
+    for file in property_files(project):
+        for source, table, relation, _ in source_tables(_compose(file)):
+            sources[(source, table)] = relation
+            source_files[(source, table)] = file
     configs = model_configs(project)
     if overrides_naming(project):
         from sortlint.sources.dbt.context import named_by_project
@@ -315,7 +325,8 @@ def read_project(root: Path) -> Project:
         named = {model: configured_relation(project, model, s) for model, s in configs.items()}
     relations = {model: r for model, r in named.items() if r != Relation(name, model)}
     disabled = frozenset(m for m, settings in configs.items() if not _enabled(settings))
-    return replace(project, sources=sources, relations=relations, disabled=disabled)
+    return replace(project, sources=sources, relations=relations, disabled=disabled, configs=configs,
+                   source_files=source_files)
 
 
 def forget() -> None:
@@ -703,10 +714,10 @@ def model_configs(project: Project) -> dict[str, dict[str, object]]:
 
 def model_fqn(project: Project, name: str, path: Path) -> tuple[str, ...]:
     """dbt's fully qualified name of a model: the project, its directories, its name."""
-    resolved = path.resolve()
-    for directory in project.model_paths:
-        if resolved.is_relative_to(directory):
-            return (project.name, *resolved.relative_to(directory).parent.parts, name)
+    for placed in (path, path.resolve()):  # a project's own model files are placed already
+        for directory in project.model_paths:
+            if placed.is_relative_to(directory):
+                return (project.name, *placed.relative_to(directory).parent.parts, name)
     return (project.name, name)
 
 
