@@ -44,11 +44,16 @@ class Preparation:
     analysis defines it, for a file read from any other to be analysed first, on demand:
     checking one file reads only the files it depends on. `contexts` gives, for a file, a
     digest of everything outside the file that its analysis may depend on (a dbt project's
-    macros, property files, configs); the cache keys a file's results by it."""
+    macros, property files, configs); the cache keys a file's results by it. `upstream`
+    helps parallel work along."""
 
     config: Config
     definers: Mapping[str, Path] = field(default_factory=dict)
     contexts: Mapping[Path, str] = field(default_factory=dict)
+    # The files a (resolved) file most likely reads what they define from, by a glance at
+    # its text: the order worker processes take files in, upstream first. Never a result:
+    # a file's analysis holds only where what it read holds.
+    upstream: Mapping[Path, tuple[Path, ...]] = field(default_factory=dict)
     _folder_contexts: dict[Path, str] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def context(self, resolved: Path) -> str:

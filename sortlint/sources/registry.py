@@ -96,6 +96,7 @@ def prepare(files: Sequence[Path], reading: Reading) -> Preparation:
             found.config,
             {**preparation.definers, **found.definers},
             {**preparation.contexts, **found.contexts},
+            {**preparation.upstream, **found.upstream},
         )
     reading.config = preparation.config
     return preparation

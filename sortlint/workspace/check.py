@@ -159,10 +159,6 @@ class Workspace:
         self.outcomes[resolved] = outcome
         return outcome
 
-    def fork(self) -> Workspace:
-        """A workspace at this one's start, to analyse files ahead of it in this process."""
-        return Workspace(self.reading, self.preparation, list(self.given.values()), self.store)
-
     def finished(self, path: Path) -> None:
         """The check analysed the file itself (a fixer's analysis): it is not analysed again
         when another file reads what it defines."""

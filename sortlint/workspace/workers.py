@@ -21,11 +21,14 @@ from __future__ import annotations
 
 import multiprocessing
 import sys
-from collections.abc import Sequence
+import tempfile
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from sortlint.store import Store
 from sortlint.workspace.records import FileRecord
 
 if TYPE_CHECKING:
@@ -51,29 +54,53 @@ def analyse_ahead(
     """Records of the files (and of the models they read), by key, made by `jobs - 1`
     worker processes while this one analyses the first share; files a worker could not
     analyse are missing. `start_method` ("fork", "spawn", "forkserver") overrides the
-    platform's choice."""
+    platform's choice.
+
+    Each share holds files of every depth of the files' lineage (as `Preparation.upstream`
+    guesses it), upstream first, and the workers share their records through the cache as
+    they make them (a scratch one for this run when the check has none): a model two
+    workers' files read is analysed by the first to reach it, and mostly found by the
+    other."""
     jobs = min(jobs, len(files) // FILES_PER_WORKER)
     method = start_method or default_start_method()
     if jobs < 2 or method is None:
         return {}
-    shares = balanced_shares(files, jobs)
+    shares: list[list[Path]] = [[] for _ in range(jobs)]
+    for level in lineage_levels(files, workspace.preparation.upstream):
+        for share, part in zip(shares, balanced_shares(level, jobs)):
+            share += part
     context = multiprocessing.get_context(method)
-    # A forked worker shares the parent's starting state; any other is sent it.
-    start = None if method == "fork" else (workspace.reading, workspace.preparation, tuple(files))
-    workers = []
-    for share in shares[1:]:
-        receive, send = context.Pipe(duplex=False)
-        process = context.Process(target=_work, args=(send, share, workspace if start is None else None, start),
-                                  daemon=True)
-        process.start()
-        send.close()
-        workers.append((process, receive))
-    # This process takes the first share meanwhile, in a workspace of its own: the check's
-    # must register what files define in path order.
-    found = _analyse_share(shares[0], workspace.fork())
-    for process, receive in workers:
-        found.update(_collect(process, receive))
+    with _exchange(workspace.store) as store:
+        # A forked worker starts from this process's memory; any other is sent it.
+        start = (workspace.reading, workspace.preparation, tuple(files), store)
+        workers = []
+        for share in shares[1:]:
+            receive, send = context.Pipe(duplex=False)
+            process = context.Process(target=_work, args=(send, share, start), daemon=True)
+            process.start()
+            send.close()
+            workers.append((process, receive))
+        found = _analyse_share(shares[0], start)
+        for process, receive in workers:
+            found.update(_collect(process, receive))
     return found
+
+
+def lineage_levels(files: Sequence[Path], upstream: Mapping[Path, tuple[Path, ...]]) -> list[list[Path]]:
+    """The files by depth in their lineage: those reading no other file first, then those
+    reading only files of the levels before, and so on (a cycle is cut where it closes)."""
+    depths: dict[Path, int] = {}
+
+    def depth(resolved: Path, visiting: frozenset[Path]) -> int:
+        if resolved not in depths:
+            above = [depth(u, visiting | {resolved}) for u in upstream.get(resolved, ()) if u not in visiting]
+            depths[resolved] = 1 + max(above, default=-1)
+        return depths[resolved]
+
+    levels: dict[int, list[Path]] = {}
+    for path in files:
+        levels.setdefault(depth(path.resolve(), frozenset()), []).append(path)
+    return [levels[level] for level in sorted(levels)]
 
 
 def balanced_shares(files: Sequence[Path], count: int) -> list[list[Path]]:
@@ -89,6 +116,17 @@ def balanced_shares(files: Sequence[Path], count: int) -> list[list[Path]]:
     return shares
 
 
+@contextmanager
+def _exchange(store: Store | None) -> Iterator[Store]:
+    """Where the workers leave their records for each other: the check's cache, else a
+    scratch directory removed when they are done."""
+    if store is not None:
+        yield store
+        return
+    with tempfile.TemporaryDirectory(prefix="sortlint-") as scratch:
+        yield Store(Path(scratch))
+
+
 def _size(path: Path) -> int:
     try:
         return path.stat().st_size
@@ -96,24 +134,24 @@ def _size(path: Path) -> int:
         return 0
 
 
-def _work(send: Connection, share: Sequence[Path], workspace: Workspace | None, start: tuple | None) -> None:
+def _work(send: Connection, share: Sequence[Path], start: tuple) -> None:
     """A worker: analyse the share, send the records, leave. A failure ends the worker
     without a word: the parent analyses its files itself, and reports what goes wrong. So
     does Ctrl-C, which reaches the whole process group: the parent says it."""
     try:
-        if workspace is None:
-            from sortlint.workspace.check import Workspace
-
-            reading, preparation, files = start  # type: ignore[misc]
-            workspace = Workspace(reading, preparation, files, reading.store)
-        send.send(_analyse_share(share, workspace))
+        send.send(_analyse_share(share, start))
     except (Exception, KeyboardInterrupt):
         raise SystemExit(1) from None
     finally:
         send.close()
 
 
-def _analyse_share(share: Sequence[Path], workspace: Workspace) -> dict[str, FileRecord]:
+def _analyse_share(share: Sequence[Path], start: tuple) -> dict[str, FileRecord]:
+    """The records of a share's files, made in a workspace of their own from the check's
+    starting state (`reading, preparation, files, store`)."""
+    from sortlint.workspace.check import Workspace
+
+    workspace = Workspace(*start)
     for path in share:
         workspace.record_of(path)
     return workspace.made

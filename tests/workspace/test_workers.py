@@ -120,10 +120,10 @@ def test_a_worker_that_dies_leaves_its_files_to_the_parent(repository: Path, mon
     parent = os.getpid()
     analyse = workers._analyse_share
 
-    def dies_in_a_worker(share, workspace):
+    def dies_in_a_worker(share, start):
         if os.getpid() != parent:
             raise RuntimeError("worker killed")
-        return analyse(share, workspace)
+        return analyse(share, start)
 
     monkeypatch.setattr(workers, "_analyse_share", dies_in_a_worker)
     _, sequential, sequential_errors = run(repository, jobs=1)

@@ -33,6 +33,7 @@ from sortlint.sources.frontend import Preparation, Reading
 from sortlint.store import Store, digest, sortlint_digest
 
 ENV_VAR = re.compile(r"""env_var\(\s*['"]([^'"]+)['"]""")
+REF = re.compile(r"""\bref\(\s*['"]([^'"]+)['"]\s*(?:,\s*['"]([^'"]+)['"]\s*)?[,)]""")
 SCANS = "dbt-project"  # the store's namespace for what `_scan` learns of a project
 CONFIGS = "dbt-configs"  # and for the `config(...)` arguments of a project's models
 MACROS = "dbt-macros"  # and for the names each macro file defines
@@ -58,6 +59,7 @@ def prepare(files: Sequence[Path], reading: Reading) -> Preparation:
     declared: list[Source] = []
     definers: dict[str, Path] = {}
     contexts: dict[Path, str] = {}
+    upstream: dict[Path, tuple[Path, ...]] = {}
     macros = _MacroScans(reading.store)
     for root in roots:
         context = project_context(root, config, reading.store)
@@ -65,9 +67,26 @@ def prepare(files: Sequence[Path], reading: Reading) -> Preparation:
         declared += scan.declarations
         definers.update(scan.tables)
         contexts[root] = reading.memo[project_context_key(root)] = context
+        upstream.update(referenced_models(scan.project))
         dbt_context.library(scan.project)  # every macro file's names, kept for the next run
     macros.save()
-    return Preparation(config.with_sources(declared) if declared else config, definers, contexts)
+    config = config.with_sources(declared) if declared else config
+    return Preparation(config, definers, contexts, upstream)
+
+
+def referenced_models(project: dbt.Project) -> dict[Path, tuple[Path, ...]]:
+    """Each model's file, and the files of the project's models its text names in `ref(...)`
+    (a glance, not a rendering: a ref built by Jinja is missed, one in a comment is not)."""
+    files = project.models()
+    found = {}
+    for path in files.values():
+        try:
+            text = path.read_text(encoding="utf-8-sig")
+        except (OSError, UnicodeDecodeError):
+            continue
+        names = {package_model or model for model, package_model in REF.findall(text)}
+        found[path.resolve()] = tuple(sorted(files[name].resolve() for name in names if name in files))
+    return found
 
 
 def _remembered_scan(root: Path, config: Config, context: str, store: Store | None) -> ProjectScan:
