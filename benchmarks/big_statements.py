@@ -64,7 +64,7 @@ INPUTS: dict[str, tuple[Callable[[Path, float], None], tuple[str, ...], float, f
 
 def measure(path: Path, extra: tuple[str, ...]) -> tuple[float, float, float, int]:
     """Wall seconds, CPU seconds, peak RSS in MiB and exit code of one `sortlint check` of `path`."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
     command = [sys.executable, "-m", "sortlint", "check", "--jobs", "1", *extra, path.name]
     start = time.perf_counter()
     process = subprocess.Popen(command, cwd=path.parent, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
