@@ -14,7 +14,7 @@ from pathlib import Path
 from sortlint.config import Config
 from sortlint.diagnostics import Finding
 from sortlint.errors import UserError
-from sortlint.linter.analysis import FileAnalysis, analyse_file
+from sortlint.linter.analysis import FileAnalysis, Kept, analyse_file
 from sortlint.sources.dbt.project import with_declarations
 from sortlint.sources.frontend import Reading
 from sortlint.files import read_source
@@ -62,9 +62,9 @@ def check(
     errors are those of a sequential check. `force_exclude=False` checks every file named
     in `paths` whatever the exclude globs and `.gitignore` say.
 
-    The analyses keep their statements' plans only with `plans` (explain shows them) or an
-    `on_file` (the fixer proves its fixes with them); a check that reports lets each plan go
-    once it is linted."""
+    The analyses keep their statements' plans only with `plans` (explain shows them), and
+    with an `on_file` what the fixer proves its fixes with (`Kept.FACTS`); a check that
+    reports lets each plan go once it is linted."""
     discovery = discover(paths, config, force_exclude)
     result = Result(errors=discovery.errors, skipped=discovery.skipped)
     files = discovery.files
@@ -77,7 +77,7 @@ def check(
     ahead: dict[Path, Ahead] = {}
     if on_file is None and jobs > 1:
         ahead = analyse_ahead(files, reading, repository, jobs, start_method)
-    keep_plans = plans or on_file is not None
+    keep = Kept.PLANS if plans else Kept.FACTS if on_file is not None else Kept.NOTHING
     created: set[str] = set()  # by the files checked so far
     for path in files:
         early = ahead.get(path)
@@ -92,7 +92,7 @@ def check(
 
         def reanalyse(text: str, path: Path = path) -> tuple[FileAnalysis, FileTables]:
             tables = FileTables(repository)
-            return analyse_file(path, text, reading, tables, keep_plans), tables
+            return analyse_file(path, text, reading, tables, keep), tables
 
         analysis, tables = reanalyse(raw)
         if on_file is not None:

@@ -27,7 +27,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 
 from sortlint.errors import UserError
-from sortlint.linter.analysis import FileAnalysis, analyse_file
+from sortlint.linter.analysis import FileAnalysis, Kept, analyse_file
 from sortlint.sources.frontend import Reading
 from sortlint.files import read_source
 from sortlint.workspace.models import starting_state
@@ -121,7 +121,7 @@ def _analyse_share(share: Sequence[Path], reading: Reading, repository: Reposito
         except UserError:
             continue  # reported when the parent reads the file
         tables = FileTables(repository)
-        analysis = analyse_file(path, raw, reading, tables, keep_plans=False)
+        analysis = analyse_file(path, raw, reading, tables, Kept.NOTHING)
         made.append((path, Ahead(analysis, frozenset(tables.created), frozenset(tables.read))))
     return made
 
