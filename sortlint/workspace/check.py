@@ -52,6 +52,7 @@ def check(
     start_method: str | None = None,
     force_exclude: bool = True,
     plans: bool = False,
+    on_file_sees: Kept = Kept.PLANS,
 ) -> Result:
     """Analyse every file. `on_file(analysis, tables, reanalyse)` may replace a file's
     analysis (the fixer does); `reanalyse(text)` analyses new text from the same start.
@@ -62,9 +63,10 @@ def check(
     errors are those of a sequential check. `force_exclude=False` checks every file named
     in `paths` whatever the exclude globs and `.gitignore` say.
 
-    The analyses keep their statements' plans only with `plans` (explain shows them), and
-    with an `on_file` what the fixer proves its fixes with (`Kept.FACTS`); a check that
-    reports lets each plan go once it is linted."""
+    The analyses keep their statements' plans only with `plans` (explain shows them) or for
+    an `on_file`, which sees as much of each statement as `on_file_sees` says (the fixer
+    proves its fixes with `Kept.FACTS`); a check that reports lets each plan go once it is
+    linted."""
     discovery = discover(paths, config, force_exclude)
     result = Result(errors=discovery.errors, skipped=discovery.skipped)
     files = discovery.files
@@ -77,7 +79,7 @@ def check(
     ahead: dict[Path, Ahead] = {}
     if on_file is None and jobs > 1:
         ahead = analyse_ahead(files, reading, repository, jobs, start_method)
-    keep = Kept.PLANS if plans else Kept.FACTS if on_file is not None else Kept.NOTHING
+    keep = Kept.PLANS if plans else on_file_sees if on_file is not None else Kept.NOTHING
     created: set[str] = set()  # by the files checked so far
     for path in files:
         early = ahead.get(path)
