@@ -41,6 +41,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/check_speed.py
 	$(BIN)/python benchmarks/contracts_scale.py --quick
 	$(BIN)/python benchmarks/scaling.py
+	$(BIN)/python benchmarks/big_statements.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis .mypy_cache fuzz-failures

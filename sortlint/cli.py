@@ -210,16 +210,19 @@ def _available_cpus() -> int:
         return os.cpu_count() or 1
 
 
-def _checking(args, paths, config, on_file=None, changes=None, plans=False):
+def _checking(args, paths, config, on_file=None, changes=None, plans=False, fixing=False):
     """Check `paths`: the result, and its findings (with `changes`, those in changed
-    statements); `plans` keeps every statement's plan in the result."""
+    statements); `plans` keeps every statement's plan in the result. An `on_file` that
+    fixes (`fixing`) sees of each statement only what proves a fix, not its plan."""
+    from sortlint.linter.results import Kept
     from sortlint.workspace.check import check
 
     jobs = getattr(args, "jobs", 1) or _available_cpus()
     force_exclude = getattr(args, "force_exclude", True)
     store = _store(args, config)
+    sees = Kept.FACTS if fixing else Kept.PLANS
     result = check(paths, config, on_file=on_file, jobs=jobs, force_exclude=force_exclude, plans=plans,
-                   store=store)
+                   on_file_sees=sees, store=store)
     for path, reason in result.skipped:
         print(f"note: {path}: skipped: {reason}", file=sys.stderr)
     for problem in store.problems if store is not None else ():
@@ -386,7 +389,9 @@ def run_check(args) -> int:
         outcomes.append(outcome.reported())
         return outcome.final, outcome.tables
 
-    result, findings = _checking(args, args.paths, config, on_file=fix if fixing else None, changes=changes)
+    result, findings = _checking(
+        args, args.paths, config, on_file=fix if fixing else None, changes=changes, fixing=fixing
+    )
     files = result.files
     if args.diff:
         _print_diff(outcomes, sys.stdout if args.output_format == "text" else sys.stderr)
@@ -653,7 +658,7 @@ def run_verify(args) -> int:
         outcomes.append(outcome)
         return outcome.final, outcome.tables
 
-    result, _ = _checking(args, args.paths, config, on_file=fix)
+    result, _ = _checking(args, args.paths, config, on_file=fix, fixing=True)
     config = result.config or config
     for error in result.all_errors:
         print(f"error: {error}", file=sys.stderr)

@@ -16,6 +16,7 @@ tokenized once.
 from __future__ import annotations
 
 import bisect
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -95,18 +96,20 @@ class Unit:
 class UnitTokens:
     """A unit's tokens, exactly as the dialect's tokenizer makes them of its text, handed
     over once: the parser takes them, so that the units a check keeps to the end (in its
-    results) do not keep every token alive too. A second parse tokenizes the text again.
-    `elided` are the rows of long VALUES lists the tokens leave out (`Elision`s of
-    `sortlint.plan.tokens`, offsets in the unit's text)."""
+    results) do not keep every token alive too. `make` makes them when they are taken (the
+    units of a file are cut before any is parsed, and their tokens need not exist all at
+    once); a second parse tokenizes the text again. `elided` are the rows of long VALUES
+    lists the tokens leave out (`Elision`s of `sortlint.plan.tokens`, offsets in the unit's
+    text)."""
 
-    def __init__(self, tokens: list[Token], elided: tuple = ()) -> None:
-        self._tokens: list[Token] | None = tokens
+    def __init__(self, make: Callable[[], list[Token]], elided: tuple = ()) -> None:
+        self._make: Callable[[], list[Token]] | None = make
         self.elided = elided
 
     def take(self) -> list[Token] | None:
         """The tokens, the first time; None after."""
-        tokens, self._tokens = self._tokens, None
-        return tokens
+        make, self._make = self._make, None
+        return make() if make is not None else None
 
 
 @lru_cache(maxsize=8)

@@ -17,9 +17,10 @@ from typing import Protocol
 from sortlint.config import Config
 from sortlint.errors import InternalError, UserError, from_recursion
 from sortlint.linter.lint import analyse_statement, lint_statement, output_types
-from sortlint.linter.results import FileAnalysis
+from sortlint.linter.results import FileAnalysis, Kept
 from sortlint.linter.rules import CODES
 from sortlint.linter.suppression import noqa_comments, unknown_codes, unsilenced
+from sortlint.plan.grouping import ungrouped_columns
 from sortlint.plan.nodes import Opaque, Span
 from sortlint.plan.parse import too_deeply_nested
 from sortlint.plan.statement import Statement
@@ -36,11 +37,11 @@ class StatementTables(TableLookup, Protocol):
 
 
 def analyse_file(
-    path: Path, raw: str, reading: Reading, tables: StatementTables, keep_plans: bool = True
+    path: Path, raw: str, reading: Reading, tables: StatementTables, keep: Kept = Kept.PLANS
 ) -> FileAnalysis:
-    """The file's findings and errors, and - with `keep_plans` - its statements' plans. A
-    check that only reports lets each plan go once it is linted, so that a file's memory
-    does not grow with its statements."""
+    """The file's findings and errors, and its statements as `keep` says. A check that only
+    reports lets each plan go once it is linted, so that a file's memory does not grow with
+    its statements."""
     config = reading.config
     result = FileAnalysis(path, raw)
     try:
@@ -60,17 +61,19 @@ def analyse_file(
             result.errors.append(statement.error)
             continue
         tables.register(statement)
-        if keep_plans:
-            result.statements.append(statement)
         try:
             analysis = analyse_statement(unit, statement.root, config)
             statement.output_types = output_types(statement, analysis)
             result.findings.extend(lint_statement(unit, statement.root, config, analysis))
+            if keep is not Kept.NOTHING:
+                statement.ungrouped = tuple(ungrouped_columns(statement.root))
         except Exception as error:  # a rule's bug: reported, the other statements are linted
             if from_recursion(error):
                 result.errors.append(too_deeply_nested(unit, config.dialect))
             else:
                 result.errors.append(InternalError.during(error, "linting statement", path, unit.location(0)[0]))
+        if keep is not Kept.NOTHING:
+            result.statements.append(statement.without_plan() if keep is Kept.FACTS else statement)
     comments = noqa_comments(path, raw, units, config.dialect)
     result.findings = unsilenced(result.findings, comments)
     result.errors += unknown_codes(path, comments, CODES)

@@ -5,6 +5,7 @@ analysis, the engines or sqlglot."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -22,3 +23,11 @@ class FileAnalysis:
     statements: list[Statement] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     errors: list[UserError] = field(default_factory=list)
+
+
+class Kept(Enum):
+    """What a file's analysis keeps of its statements besides their findings."""
+
+    NOTHING = "nothing"  # a check that reports: each plan goes once it is linted
+    FACTS = "facts"  # what the fixer's proof compares (`Statement.without_plan`)
+    PLANS = "plans"  # the whole plans (explain shows them)

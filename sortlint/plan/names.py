@@ -39,7 +39,7 @@ import re
 import struct
 from collections.abc import Callable, Mapping
 from decimal import Decimal
-from functools import cache
+from functools import cache, lru_cache
 from typing import NamedTuple
 
 import sqlglot
@@ -92,11 +92,27 @@ def spark_output_name(
         return node.alias
     if source is None:
         source = node.sql(dialect=dialect)
-    elif sqlglot.parse_one(source, read=sql_dialect(dialect)) != node:
+    elif _parsed(source, dialect) != node:
         raise ValueError(f"{source!r} is not the text of {node.sql(dialect=dialect)!r}")
-    tree = _verbatim_tree(source, dialect)
     types = {name.lower(): kind.lower() for name, kind in (column_types or {}).items()}
-    return _top_name(tree, _Context(source, types))
+    return _source_name(source, dialect, tuple(types.items()))
+
+
+# A file repeats its select items (`count(*)` in statement after statement), and a parse of
+# even a short one costs as much as a small statement's analysis: the two parses a name
+# needs are kept for the most recent texts. Their trees are only compared and read.
+_RECENT_TEXTS = 256
+
+
+@lru_cache(maxsize=_RECENT_TEXTS)
+def _parsed(source: str, dialect: str) -> exp.Expression:
+    return sqlglot.parse_one(source, read=sql_dialect(dialect))
+
+
+@lru_cache(maxsize=_RECENT_TEXTS)
+def _source_name(source: str, dialect: str, types: tuple[tuple[str, str], ...]) -> str:
+    tree = _verbatim_tree(source, dialect)
+    return _top_name(tree, _Context(source, dict(types)))
 
 
 def alias_needed(name: str) -> str:

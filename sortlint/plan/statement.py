@@ -9,7 +9,7 @@ Anything else it raises is a bug, reported as an internal error by its caller.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from sqlglot import exp
 
@@ -38,6 +38,16 @@ class Statement:
     view: ViewDefinition | None = None  # what a CREATE VIEW defines (see Tables.register_view)
     # The outputs' types, where the analysis knows them (set once the statement is analysed).
     output_types: tuple[str | None, ...] = ()
+    # What its grouped SELECTs read outside their keys and aggregate calls (see
+    # `sortlint.plan.grouping`), set once the statement is analysed: the fixer's proof
+    # compares it before and after a fix.
+    ungrouped: tuple[str, ...] = ()
+
+    def without_plan(self) -> Statement:
+        """The statement as the fixer keeps it while it proves its fixes: what the proof
+        compares, its plan left out (and the tree and tokens behind it), so that a file's
+        plans are not all alive at once - twice over, before and after a fix."""
+        return replace(self, root=Opaque(span=self.root.span, reason="the plan is not kept"))
 
 
 def build_statement(unit: Unit, tables: TableLookup, dialect: str, target: str) -> Statement:

@@ -9,9 +9,12 @@ tokens, so a span never starts or ends in one.
 A long VALUES list is tokenized without its middle rows (`tokenize`): a plan needs its width
 (the first row), its extent (to the last row) and how many rows it has, never their values,
 and a generated `INSERT ... VALUES` of millions of literals would otherwise cost a token and
-a tree node per literal. Only rows of plain literals are left out - numbers, strings without
-quotes, escapes or line breaks inside, NULL, TRUE, FALSE, typed literals - which every
-dialect's tokenizer reads alike; anything else ends the run.
+a tree node per literal. A long `IN (...)` list of a filter (WHERE, HAVING, QUALIFY, ON) is
+tokenized without its middle values alike: a filter learns nothing from a list of more than
+one value. Only plain literals are left out - numbers, strings without quotes, escapes or
+line breaks inside, NULL, TRUE, FALSE, typed literals - which every dialect's tokenizer reads
+alike; anything else ends the run. An `IN` list elsewhere (a select item, whose Spark name
+spells every value) is kept whole.
 """
 
 from __future__ import annotations
@@ -48,7 +51,8 @@ JOIN_WORDS = frozenset({
 })
 
 
-# A VALUES list longer than this many rows is tokenized without its middle rows.
+# A VALUES list longer than this many rows, or an IN list of more values, is tokenized
+# without its middle ones.
 ELIDED_AFTER_ROWS = 100
 _LITERAL = (
     r"(?:[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[-+]?\d+)?[a-z]{0,2}"
@@ -57,12 +61,26 @@ _LITERAL = (
 )
 _ROW = re.compile(rf"\s*\(\s*{_LITERAL}(?:\s*,\s*{_LITERAL})*\s*\)", re.IGNORECASE)
 _NEXT_ROW = re.compile(rf"\s*,{_ROW.pattern}", re.IGNORECASE)
-_VALUES = re.compile(r"\bvalues(?=\s*\()", re.IGNORECASE)
+_VALUE = re.compile(rf"\s*{_LITERAL}", re.IGNORECASE)
+_NEXT_VALUE = re.compile(rf"\s*,\s*{_LITERAL}", re.IGNORECASE)
+_CLOSE = re.compile(r"\s*\)")
+# VALUES before its first row, or IN and its opening bracket.
+_LIST = re.compile(r"\b(?:(?P<values>values)(?=\s*\()|in\s*\()", re.IGNORECASE)
+# The keywords that say what an IN list belongs to (the nearest one before it): its values
+# are left out only under a filter's.
+_CONTEXTS = frozenset({
+    TokenType.SELECT, TokenType.WHERE, TokenType.HAVING, TokenType.QUALIFY, TokenType.ON,
+    TokenType.VALUES, TokenType.FROM, TokenType.GROUP_BY, TokenType.ORDER_BY, TokenType.SORT_BY,
+    TokenType.CLUSTER_BY, TokenType.DISTRIBUTE_BY, TokenType.LIMIT, TokenType.SET,
+    TokenType.CASE, TokenType.WHEN, TokenType.THEN, TokenType.ELSE,
+})
+_FILTERS = frozenset({TokenType.WHERE, TokenType.HAVING, TokenType.QUALIFY, TokenType.ON})
 
 
 @dataclass(frozen=True)
 class Elision:
-    """Rows of a VALUES list left out of the tokens: text [start, end), `rows` of them."""
+    """Part of a long list left out of the tokens: text [start, end), holding `rows` rows of
+    a VALUES list (0 for the values of an IN list)."""
 
     start: int
     end: int
@@ -73,58 +91,96 @@ class Elision:
 
 
 def tokenize(text: str, dialect: str) -> tuple[list[Token], tuple[Elision, ...]]:
-    """The dialect's tokens of `text`, without the middle rows of long VALUES lists (and
-    which rows those are); a TokenError where the tokenizer fails."""
+    """The dialect's tokens of `text`, without the middle rows of long VALUES lists and the
+    middle values of long IN lists of filters (and which those are); a TokenError where the
+    tokenizer fails."""
     tokenizer = sql_dialect(dialect).tokenizer()
-    candidates = list(_long_values_lists(text))
+    candidates = list(_long_lists(text))
     if not candidates:
         return tokenizer.tokenize(text), ()
     tokens: list[Token] = []
     elided: list[Elision] = []
+    lines = _Lines(text)
     position = 0
-    for values, elision in candidates:
+    for keyword, kind, elision in candidates:
         try:
-            piece = _shifted(tokenizer.tokenize(text[position : elision.start]), text, position)
+            piece = _shifted(tokenizer.tokenize(text[position : elision.start]), lines, position)
         except TokenError:
             piece = []
-        if not any(t.start == values and t.token_type == TokenType.VALUES for t in piece):
+        found = next((i for i, t in enumerate(piece) if t.start == keyword and t.token_type == kind), None)
+        if found is None:
             return tokenizer.tokenize(text), ()  # the word is inside a string or a comment
         tokens += piece
+        found += len(tokens) - len(piece)
+        if kind == TokenType.IN and _context(tokens, found) not in _FILTERS:
+            position = elision.start  # kept whole: the next piece goes on from here
+            continue
         elided.append(elision)
         position = elision.end
-    tokens += _shifted(tokenizer.tokenize(text[position:]), text, position)
+    tokens += _shifted(tokenizer.tokenize(text[position:]), lines, position)
     return tokens, tuple(elided)
 
 
-def _long_values_lists(text: str) -> Iterator[tuple[int, Elision]]:
-    """(offset of VALUES, the rows to leave out) of each VALUES list of more than
-    `ELIDED_AFTER_ROWS` plain rows in a row: all but the first and the last."""
+def _long_lists(text: str) -> Iterator[tuple[int, TokenType, Elision]]:
+    """(offset of the keyword, its token type, what to leave out) of each VALUES list of
+    more than `ELIDED_AFTER_ROWS` plain rows, and each IN list of more plain values, in a
+    row: all but the first and the last."""
     position = 0
-    while (match := _VALUES.search(text, position)) is not None:
-        first = _ROW.match(text, match.end())
+    while (match := _LIST.search(text, position)) is not None:
+        values = match.group("values") is not None
         position = match.end()
+        first = (_ROW if values else _VALUE).match(text, match.end())
         if first is None:
             continue
+        follow = _NEXT_ROW if values else _NEXT_VALUE
         ends = [first.end()]
-        while (row := _NEXT_ROW.match(text, ends[-1])) is not None:
-            ends.append(row.end())
+        while (item := follow.match(text, ends[-1])) is not None:
+            ends.append(item.end())
         position = ends[-1]
-        if len(ends) > ELIDED_AFTER_ROWS:
-            yield match.start(), Elision(ends[0], ends[-2], len(ends) - 2)
+        if len(ends) <= ELIDED_AFTER_ROWS or not (values or _CLOSE.match(text, ends[-1])):
+            continue
+        kind = TokenType.VALUES if values else TokenType.IN
+        yield match.start(), kind, Elision(ends[0], ends[-2], len(ends) - 2 if values else 0)
 
 
-def _shifted(tokens: list[Token], text: str, offset: int) -> list[Token]:
+def _context(tokens: list[Token], index: int) -> TokenType | None:
+    """The type of the nearest keyword before token `index` that says which clause it is in."""
+    for i in range(index - 1, -1, -1):
+        if tokens[i].token_type in _CONTEXTS:
+            return tokens[i].token_type
+    return None
+
+
+class _Lines:
+    """Lines and columns of offsets in `text`, asked in increasing order: each question scans
+    only the text after the previous one."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.scanned = 0  # offsets before this are counted
+        self.breaks = 0  # line breaks before `scanned`
+        self.line_start = 0  # where the line of `scanned` begins
+
+    def at(self, offset: int) -> tuple[int, int]:
+        """(line breaks before `offset`, its column counted from 0 on its line)."""
+        for match in _LINE_BREAK.finditer(self.text, self.scanned, offset):
+            self.breaks += 1
+            self.line_start = match.end()
+        self.scanned = offset
+        return self.breaks, offset - self.line_start
+
+
+def _shifted(tokens: list[Token], lines: _Lines, offset: int) -> list[Token]:
     """Tokens of `text[offset:]` placed where they are in `text`: offsets, lines and the
     columns of the first line, counted as the tokenizer counts them (a line ends at `\\n`,
     or at a `\\r` not followed by one)."""
     if offset == 0:
         return tokens
-    breaks = [m.end() for m in _LINE_BREAK.finditer(text, 0, offset)]
-    column = offset - (breaks[-1] if breaks else 0)
+    breaks, column = lines.at(offset)
     for token in tokens:
         if token.line == 1:
             token.col += column
-        token.line += len(breaks)
+        token.line += breaks
         token.start += offset
         token.end += offset
     return tokens

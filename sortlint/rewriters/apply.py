@@ -26,7 +26,6 @@ from sortlint.errors import UserError
 from sortlint.files import WriteError, read_source, unwritable, write_atomically
 from sortlint.linter.analysis import FileAnalysis, StatementTables
 from sortlint.ordering.types import sql_type
-from sortlint.plan.grouping import ungrouped_columns
 
 MAX_ROUNDS = 10
 Tables = TypeVar("Tables", bound=StatementTables)  # what the file's statements saw
@@ -138,7 +137,7 @@ def proof_failure(
         for name, was, now in zip(old.outputs, old.output_types, new.output_types):
             if not _same_type(was, now):
                 return f"statement {index}'s output column {name} would change type from {was} to {now or 'unknown'}"
-        ungrouped = Counter(ungrouped_columns(new.root)) - Counter(ungrouped_columns(old.root))
+        ungrouped = Counter(new.ungrouped) - Counter(old.ungrouped)
         if ungrouped:
             return f"statement {index} would read {', '.join(ungrouped)} without grouping by it"
     # A fixed finding remains when its rule still fires in its statement as often as before

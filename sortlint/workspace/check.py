@@ -25,7 +25,7 @@ from sortlint.config import Config
 from sortlint.diagnostics import Finding
 from sortlint.errors import UserError
 from sortlint.files import read_source, recording_inputs
-from sortlint.linter.results import FileAnalysis
+from sortlint.linter.results import FileAnalysis, Kept
 from sortlint.sources.registry import Preparation, Reading, prepare
 from sortlint.store import Store, digest, sortlint_digest
 from sortlint.workspace.discovery import discover
@@ -62,6 +62,7 @@ def check(
     force_exclude: bool = True,
     plans: bool = False,
     store: Store | None = None,
+    on_file_sees: Kept = Kept.PLANS,
 ) -> Result:
     """Analyse every file. `on_file(analysis, tables, reanalyse)` may replace a file's
     analysis (the fixer does); `reanalyse(text)` analyses new text from the same start.
@@ -72,9 +73,10 @@ def check(
     `plans` are always made afresh). `force_exclude=False` checks every file named in
     `paths` whatever the exclude globs and `.gitignore` say.
 
-    The analyses keep their statements' plans only with `plans` (explain shows them) or an
-    `on_file` (the fixer proves its fixes with them); a check that reports lets each plan go
-    once it is linted."""
+    The analyses keep their statements' plans only with `plans` (explain shows them) or for
+    an `on_file`, which sees as much of each statement as `on_file_sees` says (the fixer
+    proves its fixes with `Kept.FACTS`); a check that reports lets each plan go once it is
+    linted."""
     from sortlint.workspace.workers import analyse_ahead
 
     discovery = discover(paths, config, force_exclude)
@@ -84,6 +86,7 @@ def check(
     preparation = prepare(files, reading)
     result.config = reading.config
     fresh = plans or on_file is not None
+    keep = Kept.PLANS if plans else on_file_sees
     workspace = Workspace(reading, preparation, files, None if fresh else store)
     if not fresh and jobs > 1:
         workspace.candidates.update(analyse_ahead(files, workspace, jobs, start_method))
@@ -106,7 +109,7 @@ def check(
             from sortlint.linter.analysis import analyse_file
 
             tables = FileTables(workspace.repository)
-            return analyse_file(path, text, reading, tables, keep_plans=True), tables
+            return analyse_file(path, text, reading, tables, keep), tables
 
         analysis, tables = reanalyse(raw)
         if on_file is not None:
@@ -202,7 +205,7 @@ class Workspace:
 
         tables = FileTables(self.repository)
         with recording_inputs() as inputs:
-            analysis = analyse_file(path, raw, self.reading, tables, keep_plans=False)
+            analysis = analyse_file(path, raw, self.reading, tables, Kept.NOTHING)
         inputs.pop(str(path.resolve()), None)  # the file itself is in the key
         definitions = tuple(d for d in map(Definition.of, tables.creators) if d is not None)
         reads = tuple((name, answer(self.repository, name)) for name in sorted(tables.read))

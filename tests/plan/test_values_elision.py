@@ -1,6 +1,7 @@
-"""A long VALUES list is tokenized without its middle rows: the tokens are exactly the full
-tokenization's, less those rows, and the plan still knows the list's width, extent and
-number of rows. Everything after it - lines, columns, findings, fixes - is where it is."""
+"""A long VALUES list is tokenized without its middle rows, and a filter's long IN list
+without its middle values: the tokens are exactly the full tokenization's, less those, and
+the plan still knows the VALUES list's width, extent and number of rows. Everything after
+it - lines, columns, findings, fixes - is where it is."""
 
 from __future__ import annotations
 
@@ -73,3 +74,52 @@ def test_the_plan_counts_every_row_and_findings_after_the_list_are_in_place(tmp_
     assert Path("q.sql").read_text().endswith(
         "  (4999, 'name 4999', DATE'2024-01-01');\nSELECT x.a FROM (SELECT a FROM t) x JOIN u ON x.a = u.a;\n"
     )
+
+
+@given(
+    st.integers(ELIDED_AFTER_ROWS + 1, ELIDED_AFTER_ROWS + 30),
+    st.lists(LITERALS, min_size=1, max_size=4),
+    st.sampled_from(["WHERE k", "WHERE a = 1 AND k NOT", "GROUP BY k HAVING k", "JOIN u ON k"]),
+    st.sampled_from(["", "\n-- tail", " ORDER BY k;\nSELECT a FROM t ORDER BY a"]),
+)
+def test_a_filters_in_list_is_tokenized_without_its_middle_values(count, values, clause, tail):
+    listed = ",\n ".join(values[i % len(values)] for i in range(count))
+    text = f"SELECT k FROM t {clause} IN ({listed}){tail}"
+    full = sqlglot.Dialect.get_or_raise("spark").tokenize(text)
+    tokens, elided = tokenize(text, "spark")
+    [values_left_out] = elided
+    assert values_left_out.rows == 0
+    kept = [key(t) for t in full if not values_left_out.start <= t.start < values_left_out.end]
+    assert [key(t) for t in tokens] == kept
+    assert [t.text for t in tokens].count(",") == text.count(",", values_left_out.end)
+
+
+def test_an_in_list_outside_a_filter_is_kept_whole():
+    listed = ", ".join(str(i) for i in range(ELIDED_AFTER_ROWS + 5))
+    for text in (
+        f"SELECT k IN ({listed}) FROM t",
+        f"SELECT CASE WHEN k IN ({listed}) THEN 1 END AS f FROM t",
+        f"SELECT k FROM t WHERE k IN ({listed}, k)",
+        f"SELECT k FROM t WHERE k IN ({listed} + 1)",
+        f"SELECT 'WHERE k IN ({listed})'",
+    ):
+        tokens, elided = tokenize(text, "spark")
+        assert elided == ()
+        assert [key(t) for t in tokens] == [key(t) for t in sqlglot.Dialect.get_or_raise("spark").tokenize(text)]
+
+
+def test_a_long_in_list_changes_no_finding(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    listed = ",\n  ".join(f"'{i:08}'" for i in range(5000))
+    Path("q.sql").write_text(
+        f"SELECT k, v FROM t WHERE k IN ({listed}) AND v IN (1) ORDER BY v, k, k;\n"
+        f"SELECT k IN ({listed}) AS f FROM t ORDER BY f, f;\n"
+    )
+    assert main(["check", "q.sql"]) == 1
+    assert capsys.readouterr().out.splitlines()[:-1] == [
+        "q.sql:5000:43: SL003 [*] sort key k repeats an earlier key [query]",
+        "q.sql:10000:39: SL003 [*] sort key f repeats an earlier key [query]",
+    ]
+    assert main(["check", "--fix", "q.sql"]) == 0
+    fixed = Path("q.sql").read_text()
+    assert "'00004999') AND v IN (1) ORDER BY v, k;\n" in fixed and fixed.endswith("'00004999') AS f FROM t ORDER BY f;\n")

@@ -7,16 +7,19 @@ comments and blank lines between statements belong to no unit and a file of comm
 has none.
 
 The file is tokenized once: each unit carries its share of the file's tokens, re-based to
-its own text (`unit_tokens`), and the parser reads those instead of tokenizing again.
+its own text when the parser takes them (`_hand_over`), and the parser reads those instead of
+tokenizing again.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, cast
 
 from sqlglot.errors import TokenError
 from sqlglot.tokens import Token, TokenType
@@ -98,12 +101,18 @@ def mapped_statements(path: Path, raw: str, mapped: MappedSql, dialect: str) -> 
 def split_statements(path: Path, raw: str, dialect: str) -> list[Unit]:
     """One `Unit` per non-empty statement, its text exactly as in the file minus the `;`."""
     tokens, elided = tokenize_file(path, raw, dialect)
+    pool: list[Token | None] = list(tokens)
+    elided_starts = [e.start for e in elided]  # in order: a unit finds its own by bisection
     units = []
     for first, last in statement_runs(tokens):
         start, end = tokens[first].start, tokens[last].end + 1
-        own = unit_tokens(raw, tokens, first, last, dialect)
-        mine = tuple(e.shifted(-start) for e in elided if start <= e.start < end)
-        held = UnitTokens(own, mine) if own is not None else None
+        own = elided[bisect.bisect_left(elided_starts, start) : bisect.bisect_left(elided_starts, end)]
+        mine = tuple(e.shifted(-start) for e in own)
+        held = None
+        if not _spans_lines(raw, tokens[first]):
+            before = _comments_before(raw, tokens, first, dialect)
+            after = _comments_after(raw, tokens, last, dialect)
+            held = UnitTokens(partial(_hand_over, pool, first, last, before, after), mine)
         units.append(Unit(path=path, text=raw[start:end], start=start, raw=raw, tokens=held))
     return units
 
@@ -157,44 +166,40 @@ def statement_bounds(tokens: Sequence[Token]) -> list[tuple[int, int]]:
     return [(tokens[first].start, tokens[last].end + 1) for first, last in statement_runs(tokens)]
 
 
-def unit_tokens(
-    text: str, tokens: list[Token], first: int, last: int, dialect: str
-) -> list[Token] | None:
-    """Tokens `first..last` of `text` as tokenizing that statement alone gives them.
+def _spans_lines(text: str, token: Token) -> bool:
+    """Whether the token spans lines (a multi-line string): then where the statement's first
+    line begins is not known from it, and the parser tokenizes the statement itself."""
+    written = text[token.start : token.end + 1]
+    return "\n" in written or "\r" in written
 
-    Offsets, lines and columns count from the statement's first character instead of the
-    file's. Comments outside the statement, which the file's tokenizer hung on its first or
-    last token, are taken off again (see `_comments_before`, `_comments_after`). None when
-    the first token spans lines (a multi-line string): then where its line begins is not
-    known, and the parser tokenizes the statement itself.
+
+def _hand_over(pool: list[Token | None], first: int, last: int, before: int, after: int) -> list[Token]:
+    """Tokens `first..last` of the file as tokenizing that statement alone gives them.
+
+    Offsets, lines and columns are re-based, in place, to count from the statement's first
+    character instead of the file's. Comments outside the statement, which the file's
+    tokenizer hung on its first or last token, are taken off again: the `before` first ones
+    and the `after` last ones (see `_comments_before`, `_comments_after`). The tokens leave
+    the file's pool as they are handed over, so that a big file's tokens are freed
+    statement by statement instead of all living until the last one is parsed (and a
+    statement's tokens are not copied).
     """
-    head = tokens[first]
-    start = head.start
-    if "\n" in text[start : head.end + 1] or "\r" in text[start : head.end + 1]:
-        return None
-    line_shift = head.line - 1
+    own = cast("list[Token]", pool[first : last + 1])
+    pool[first : last + 1] = [None] * len(own)
+    head = own[0]
+    start, head_line = head.start, head.line
+    line_shift = head_line - 1
     col_shift = head.col - (head.end - start + 1)  # columns of the file's line before `start`
-    before = _comments_before(text, tokens, first, dialect)
-    after = _comments_after(text, tokens, last, dialect)
-    if start == 0 and not before and not after:  # the statement opens the file: as they are
-        return tokens[first : last + 1]
-    own = []
-    for i in range(first, last + 1):
-        token = tokens[i]
-        comments = token.comments
-        if i == last:
-            comments = comments[: len(comments) - after]
-        if i == first:
-            comments = comments[before:]
-        own.append(Token(
-            token.token_type,
-            token.text,
-            token.line - line_shift,
-            token.col - col_shift if token.line == head.line else token.col,
-            token.start - start,
-            token.end - start,
-            comments,
-        ))
+    for token in own:
+        if token.line == head_line:
+            token.col -= col_shift
+        token.line -= line_shift
+        token.start -= start
+        token.end -= start
+    if after:
+        own[-1].comments = own[-1].comments[: len(own[-1].comments) - after]
+    if before:
+        head.comments = head.comments[before:]
     return own
 
 

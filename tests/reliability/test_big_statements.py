@@ -1,0 +1,63 @@
+"""Mid-size versions of `benchmarks/big_statements.py`'s inputs give exactly the findings and
+fixes they always gave: a long IN list, many statements on one line, a file of many fixes.
+(The benchmark times the full sizes; these only pin the output.)"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+from sortlint.cli import main
+
+ONE_LINE = (
+    "SELECT a, b, count(*) FROM sales.t GROUP BY a, b ORDER BY a, b; "
+    "SELECT x.a FROM (SELECT a FROM sales.t ORDER BY a) x JOIN sales.u ON x.a = u.a; "
+    "SELECT c, d, e FROM sales.v WHERE c > 1 AND d = 'open' ORDER BY c, e; "
+)
+FIXABLE = (
+    "SELECT order_id, amount FROM sales.orders WHERE region = 'EU' ORDER BY order_id, order_id;\n"
+    "SELECT x.order_id FROM (SELECT order_id FROM sales.orders ORDER BY order_id) x "
+    "JOIN sales.customers c ON x.order_id = c.id;\n"
+    "SELECT customer_id, sum(amount) AS total FROM sales.orders GROUP BY customer_id;\n"
+)
+FIXED = (
+    "SELECT order_id, amount FROM sales.orders WHERE region = 'EU' ORDER BY order_id;\n"
+    "SELECT x.order_id FROM (SELECT order_id FROM sales.orders) x "
+    "JOIN sales.customers c ON x.order_id = c.id;\n"
+    "SELECT customer_id, sum(amount) AS total FROM sales.orders GROUP BY customer_id;\n"
+)
+
+
+def findings(capsys, *args: str) -> list[dict]:
+    capsys.readouterr()
+    main(["check", "--output-format", "json", *args])
+    return json.loads(capsys.readouterr().out)
+
+
+def test_a_long_in_list(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    values = ", ".join(f"'{i:08}'" for i in range(20_000))
+    Path("q.sql").write_text(f"SELECT k, v FROM sales.t WHERE k IN ({values}) ORDER BY k, v, k;\n")
+    [finding] = findings(capsys, "q.sql")
+    assert (finding["code"], finding["line"], finding["column"]) == ("SL003", 1, 240_053)
+    assert main(["check", "--fix", "q.sql"]) == 0
+    assert Path("q.sql").read_text().endswith("'00019999') ORDER BY k, v;\n")
+
+
+def test_many_statements_on_one_line(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    Path("q.sql").write_text(ONE_LINE * 300 + "\n")
+    found = findings(capsys, "q.sql")
+    assert Counter(f["code"] for f in found) == {"SL002": 300}
+    assert {f["line"] for f in found} == {1}
+    assert [f["column"] for f in found[:2]] == [104, 104 + len(ONE_LINE)]
+    assert found[-1]["column"] == 104 + 299 * len(ONE_LINE)
+
+
+def test_a_file_of_many_fixes(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    Path("q.sql").write_text(FIXABLE * 300)
+    assert Counter(f["code"] for f in findings(capsys, "q.sql")) == {"SL002": 300, "SL003": 300}
+    assert main(["check", "--fix", "q.sql"]) == 0
+    assert Path("q.sql").read_text() == FIXED * 300
