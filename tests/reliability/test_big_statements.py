@@ -23,7 +23,8 @@ def _benchmark():
     return module
 
 
-ONE_LINE, FIXABLE = _benchmark().ONE_LINE, _benchmark().FIXABLE
+_SHAPES = _benchmark()
+ONE_LINE, FIXABLE = _SHAPES.ONE_LINE, _SHAPES.FIXABLE
 FIXED = (
     "SELECT order_id, amount FROM sales.orders WHERE region = 'EU' ORDER BY order_id;\n"
     "SELECT x.order_id FROM (SELECT order_id FROM sales.orders) x "
