@@ -244,7 +244,8 @@ def main() -> None:
         profiles = scratch / "profiles"
         profiles.mkdir()
         (profiles / "profiles.yml").write_text(session_profile(profile, schema))
-        env = {**os.environ, "PYTHONPATH": str(ROOT), "DBT_PROFILES_DIR": str(profiles),
+        path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+        env = {**os.environ, "PYTHONPATH": path, "DBT_PROFILES_DIR": str(profiles),
                "DBT_SEND_ANONYMOUS_USAGE_STATS": "false", "SORTLINT_CACHE_DIR": str(scratch / "cache")}
         env.pop("SORTLINT_DBT_RENDERER", None)
         bench = Bench(project, scratch, supports_cache_dir(env), env)
