@@ -344,7 +344,7 @@ class Planner:
             "report": lambda m: m.fks or "created_date" in m.columns,
             "pivot": lambda m: m.fks and m.status,
             "spine": lambda m: m.ts == "created_at" and "created_date" in m.columns,
-            "window": lambda m: m.fks,
+            "window": lambda m: m.fks and f"{m.entity}_seq" not in m.columns,
         }.get(kind, lambda m: True)
         suitable = [m for m in candidates if needs(m)]
         primary = rnd.choice(suitable or candidates)
@@ -412,13 +412,16 @@ class Planner:
                     continue
                 columns[out] = other.columns[column]
                 select.append(f"{alias}.{column} as {out}")
-        if primary.status:
+        # derived columns, unless a model this one descends from derived them already
+        threshold = rnd.choice([100, 250, 500, 1000])
+        if primary.status and "status_group" not in columns:
             columns["status_group"] = "string"
             select.append(f"{{{{ status_bucket('p.{primary.status[0]}') }}}} as status_group")
-        columns[f"is_large_{entity}"] = "boolean"
-        select.append(f"case when p.{primary.amount} >= {rnd.choice([100, 250, 500, 1000])} "
-                      f"then true else false end as is_large_{entity}")
-        if kind == "fact" and primary.key:
+        if f"is_large_{entity}" not in columns:
+            columns[f"is_large_{entity}"] = "boolean"
+            select.append(f"case when p.{primary.amount} >= {threshold} "
+                          f"then true else false end as is_large_{entity}")
+        if kind == "fact" and primary.key and f"{entity}_sk" not in columns:
             columns[f"{entity}_sk"] = "string"
             select.insert(0, f"{{{{ dbt_utils.generate_surrogate_key(['p.{primary.key}', 'p.{primary.ts}']) }}}} as {entity}_sk")
         # Some models sort what they read, as if the order carried through the join: a common
