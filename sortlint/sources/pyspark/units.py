@@ -27,7 +27,7 @@ from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
-from sortlint.files import note_input
+from sortlint.files import input_digest, note_input
 from sortlint.errors import UserError
 from sortlint.sources.frontend import Reading
 from sortlint.sources.opaque import opaque_unit
@@ -73,7 +73,7 @@ class RepositoryModules:
     folder or from the repository's root (or its `src/`), each read once per process: their
     functions are followed where the job calls them."""
 
-    cache: dict[tuple, object] = {}  # (path, size, mtime) -> its JobReader, or None while read
+    cache: dict[tuple, object] = {}  # (path, root, dialect, digest) -> its JobReader, or None while read
 
     def __init__(self, path: Path, root: Path, dialect: str) -> None:
         self.folder = path.resolve().parent
@@ -85,12 +85,14 @@ class RepositoryModules:
         if found is None:
             return None
         try:  # what the job's findings rest on, cached or not
-            note_input(found, found.read_bytes())
+            data = found.read_bytes()
         except OSError:
             note_input(found, None)
             return None
-        stat = found.stat()
-        key = (found, stat.st_size, stat.st_mtime_ns)
+        note_input(found, data)
+        # By content (a file rewritten within one tick of the clock keeps its size and time)
+        # and by what reading it depends on.
+        key = (found, self.root, self.dialect, input_digest(data))
         if key in self.cache:
             return self.cache[key]  # None while it is being read: an import cycle
         self.cache[key] = None
