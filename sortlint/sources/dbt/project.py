@@ -39,6 +39,7 @@ from functools import cached_property, lru_cache
 from pathlib import Path
 
 import yaml
+from yaml.constructor import SafeConstructor
 
 from sortlint.config import DbtOptions, Source, parse_source
 from sortlint.config import nodes
@@ -696,11 +697,7 @@ def model_configs(project: Project) -> dict[str, dict[str, object]]:
     models = project.models()
     from_properties: dict[str, dict] = {}
     for file in property_files(project):
-        data = _load_yaml(file)
-        for entry in data.get("models") or [] if isinstance(data, dict) else []:
-            if isinstance(entry, dict) and isinstance(entry.get("name"), str):
-                config = entry.get("config")
-                from_properties[entry["name"]] = config if isinstance(config, dict) else {}
+        from_properties.update(_property_configs(_compose(file)))
     merged = {}
     for name, path in models.items():
         settings: dict[str, object] = {}
@@ -710,6 +707,22 @@ def model_configs(project: Project) -> dict[str, dict[str, object]]:
         settings.update(sql_config(path))
         merged[name] = settings
     return merged
+
+
+def _property_configs(root: yaml.Node | None) -> dict[str, dict]:
+    """The `config:` of each `models:` entry of a property file, by the model's name. Only
+    those are constructed from the composed file: a large project's descriptions, columns
+    and tests are most of its YAML, and constructing them cost more than composing."""
+    found: dict[str, dict] = {}
+    for model_node in _list(_mapping(root).get("models", (None, None))[1]):
+        entries = _mapping(model_node)
+        name = entries.get("name")
+        if name is None or not (isinstance(name[1], yaml.ScalarNode) and name[1].tag == nodes.STR):
+            continue
+        config = entries.get("config")
+        value = SafeConstructor().construct_document(config[1]) if config is not None else None
+        found[name[1].value] = value if isinstance(value, dict) else {}
+    return found
 
 
 def model_fqn(project: Project, name: str, path: Path) -> tuple[str, ...]:
