@@ -92,12 +92,11 @@ def check(
         workspace.candidates.update(analyse_ahead(files, workspace, jobs, start_method))
     for path in files:
         if not fresh:
-            record = workspace.record_of(path)
-            if record is None:
-                continue
-            result.errors += record.read_errors
-            if record.record is not None:
-                result.files.append(record.record.analysis)
+            outcome = workspace.outcome_of(path)
+            if outcome is not None:
+                result.errors += outcome.read_errors
+                if outcome.record is not None:
+                    result.files.append(outcome.record.analysis)
             continue
         try:
             raw = read_source(path)
@@ -146,7 +145,7 @@ class Workspace:
         self.outcomes: dict[Path, Outcome] = {}  # by resolved path
         self.busy: set[Path] = set()
 
-    def record_of(self, path: Path) -> Outcome | None:
+    def outcome_of(self, path: Path) -> Outcome | None:
         """The file's analysis, made once per run (None while it is being made: a cycle);
         what it defines is registered."""
         resolved = self.resolved(path)
@@ -191,7 +190,9 @@ class Workspace:
         return Outcome(record)
 
     def _kept(self, key: str) -> FileRecord | None:
-        for record in (self.candidates.get(key), self._stored(key)):
+        """A record of the file as it is that still holds: a worker's, else the cache's."""
+        for made in (lambda: self.candidates.get(key), lambda: self._stored(key)):
+            record = made()
             if record is not None and record.holds(self.repository):
                 return record
         return None
@@ -215,4 +216,4 @@ class Workspace:
         """A statement named `name`, which a file the front ends know defines: analyse it."""
         path = self.preparation.definers.get(name)
         if path is not None:
-            self.record_of(self.given.get(self.resolved(path), path))
+            self.outcome_of(self.given.get(self.resolved(path), path))

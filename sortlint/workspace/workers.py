@@ -153,7 +153,7 @@ def _analyse_share(share: Sequence[Path], start: tuple) -> dict[str, FileRecord]
 
     workspace = Workspace(*start)
     for path in share:
-        workspace.record_of(path)
+        workspace.outcome_of(path)
     return workspace.made
 
 
