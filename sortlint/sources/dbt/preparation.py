@@ -37,6 +37,7 @@ REF = re.compile(r"""\bref\(\s*['"]([^'"]+)['"]\s*(?:,\s*['"]([^'"]+)['"]\s*)?[,
 SCANS = "dbt-project"  # the store's namespace for what `_scan` learns of a project
 CONFIGS = "dbt-configs"  # and for the `config(...)` arguments of a project's models
 MACROS = "dbt-macros"  # and for the names each macro file defines
+PROPERTIES = "dbt-properties"  # and for what each property file says
 
 
 def project_context_key(root: Path) -> tuple[str, Path]:
@@ -63,7 +64,9 @@ def prepare(files: Sequence[Path], reading: Reading) -> Preparation:
     macros = _MacroScans(reading.store)
     for root in roots:
         context = project_context(root, config, reading.store)
+        properties = _PropertyScans(root, reading.store)
         scan = _remembered_scan(root, config, context, reading.store)
+        properties.save()
         declared += scan.declarations
         definers.update(scan.tables)
         contexts[root] = reading.memo[project_context_key(root)] = context
@@ -76,7 +79,8 @@ def prepare(files: Sequence[Path], reading: Reading) -> Preparation:
 
 def referenced_models(project: dbt.Project) -> dict[Path, tuple[Path, ...]]:
     """Each model's file, and the files of the project's models its text names in `ref(...)`
-    (a glance, not a rendering: a ref built by Jinja is missed, one in a comment is not)."""
+    (a glance, not a rendering: a ref built by Jinja is missed, one in a comment is not).
+    The files are as the project lists them: below its resolved model paths."""
     files = project.models()
     found = {}
     for path in files.values():
@@ -85,7 +89,7 @@ def referenced_models(project: dbt.Project) -> dict[Path, tuple[Path, ...]]:
         except (OSError, UnicodeDecodeError):
             continue
         names = {package_model or model for model, package_model in REF.findall(text)}
-        found[path.resolve()] = tuple(sorted(files[name].resolve() for name in names if name in files))
+        found[path] = tuple(sorted(files[name] for name in names if name in files))
     return found
 
 
@@ -192,6 +196,26 @@ class _MacroScans:
     def save(self) -> None:
         if self.store is not None and set(dbt_context.macro_scans) != self.loaded:
             self.store.put(MACROS, MACROS, dict(dbt_context.macro_scans))
+
+
+class _PropertyScans:
+    """What each of a project's property files says (`dbt.property_scans`), by its text,
+    kept in the store per project: adding a model or editing one file composes that file
+    again, not the project's whole YAML. Kept anew only when the project was read (a run
+    that took the project's scan from the cache reads no property file)."""
+
+    def __init__(self, root: Path, store: Store | None) -> None:
+        self.store = store
+        self.key = digest(str(root))
+        kept = store.get(PROPERTIES, self.key) if store is not None else None
+        self.loaded = set(kept) if isinstance(kept, dict) else set()
+        dbt.property_scans.update(kept if isinstance(kept, dict) else {})
+        dbt.property_scans_used.clear()
+
+    def save(self) -> None:
+        used = dbt.property_scans_used
+        if self.store is not None and used and used != self.loaded:
+            self.store.put(PROPERTIES, self.key, {key: dbt.property_scans[key] for key in used})
 
 
 class _ConfigScans:

@@ -33,10 +33,11 @@ import contextlib
 import os
 import re
 import sys
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 from pathlib import Path
+from typing import Any
 
 import yaml
 from yaml.constructor import SafeConstructor
@@ -250,6 +251,10 @@ class Project:
 
 
 def _under(path: Path, directories: Iterable[Path]) -> bool:
+    """Whether the file lies below one of the (resolved) directories: as written when it
+    is absolute and below one already, else once resolved."""
+    if path.is_absolute() and any(path.is_relative_to(directory) for directory in directories):
+        return True
     resolved = path.resolve()
     return any(resolved.is_relative_to(directory) for directory in directories)
 
@@ -314,7 +319,7 @@ def read_project(root: Path) -> Project:
     sources = {}
     source_files = {}
     for file in property_files(project):
-        for source, table, relation, _ in source_tables(_compose(file)):
+        for source, table, relation in property_file(file).sources:
             sources[(source, table)] = relation
             source_files[(source, table)] = file
     configs = model_configs(project)
@@ -509,16 +514,17 @@ def declarations(
 
     found: list[Source] = []
     declared: set[str] = set()
+    # The names a file's model blocks take come from these alone.
+    naming = (target, sorted(relations.items()), sorted((m, str(r)) for m, r in project.relations.items()),
+              project.name)
     for path in property_files(project):
-        root = _compose(path)
-        for _, _, table_relation, table_node in source_tables(root):
-            found += _parse_blocks(str(table_relation), table_node, path, target)
-        for model_node in _list(_mapping(root).get("models", (None, None))[1]):
-            name = _text(_mapping(model_node), "name")
-            if name is not None:
-                blocks = _parse_blocks(relation(name), model_node, path, target)
-                found += blocks
-                declared |= {name} if blocks else set()
+
+        def parsed(path: Path = path) -> tuple[tuple[Source, ...], frozenset[str]]:
+            return _file_declarations(path, target, relation)
+
+        blocks, models = _scanned(("declarations", str(path), _read(path), naming), parsed)
+        found += blocks
+        declared |= models
     for name, path in project.models().items():
         if name in project.disabled:
             continue
@@ -539,6 +545,57 @@ def declarations(
                 found.append(parse_source(relation(name), value, project_file, target,
                                           line=nodes.line_of(key)))
     return found
+
+
+def _file_declarations(
+    path: Path, target: Target, relation: Callable[[str], str]
+) -> tuple[tuple[Source, ...], frozenset[str]]:
+    """The `sortlint` blocks of one property file, and the models that have one."""
+    root = _compose(path)
+    found: list[Source] = []
+    declared: set[str] = set()
+    for _, _, table_relation, table_node in source_tables(root):
+        found += _parse_blocks(str(table_relation), table_node, path, target)
+    for model_node in _list(_mapping(root).get("models", (None, None))[1]):
+        name = _text(_mapping(model_node), "name")
+        if name is not None:
+            blocks = _parse_blocks(relation(name), model_node, path, target)
+            found += blocks
+            declared |= {name} if blocks else set()
+    return tuple(found), frozenset(declared)
+
+
+@dataclass(frozen=True)
+class PropertyFile:
+    """What a property file says that the project's reading needs: its source tables and
+    the `config:` of its models."""
+
+    sources: tuple[tuple[str, str, Relation], ...]
+    configs: dict[str, dict]
+
+
+def property_file(path: Path) -> PropertyFile:
+    def read() -> PropertyFile:
+        root = _compose(path)
+        found = tuple((source, table, relation) for source, table, relation, _ in source_tables(root))
+        return PropertyFile(found, _property_configs(root))
+
+    return _scanned(("property file", str(path), _read(path)), read)
+
+
+# What the property files say, by their text (and what else each reading depends on): each
+# file is composed once per content. `property_scans_used` are the entries this run read;
+# the persistent cache keeps them (see `sources.dbt.preparation`).
+property_scans: dict[str, Any] = {}
+property_scans_used: set[str] = set()
+
+
+def _scanned(key: tuple, make: Callable[[], Any]) -> Any:
+    found = digest(*key)
+    if found not in property_scans:
+        property_scans[found] = make()
+    property_scans_used.add(found)
+    return property_scans[found]
 
 
 def project_meta_blocks(root: yaml.Node | None) -> list[tuple[tuple[str, ...], yaml.Node, yaml.Node]]:
@@ -697,7 +754,7 @@ def model_configs(project: Project) -> dict[str, dict[str, object]]:
     models = project.models()
     from_properties: dict[str, dict] = {}
     for file in property_files(project):
-        from_properties.update(_property_configs(_compose(file)))
+        from_properties.update(property_file(file).configs)
     merged = {}
     for name, path in models.items():
         settings: dict[str, object] = {}
