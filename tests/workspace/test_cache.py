@@ -323,3 +323,12 @@ def test_an_edited_dag_changes_its_template_files_findings(tmp_path, capsys):
     assert findings(tmp_path, capsys) == [constant[0].replace("'a'", "'b'")]
     dag.write_text(dag.read_text().replace('sql="sql/report.sql"', 'sql="SELECT 1"'))
     assert findings(tmp_path, capsys, codes=(2,)) == []  # no longer a template: `params` is undefined
+
+
+def test_an_added_model_is_checked_with_its_upstream(project, capsys):
+    assert findings(project, capsys) == KIND_EMAIL
+    write(project, {"models/marts/by_host.sql": "select host, kind from {{ ref('stg_events') }} order by kind, host\n"})
+    added = ["models/marts/by_host.sql:1:57: SL003 [*] sort key kind is constant: WHERE events.kind = 'email' "
+             "(models/staging/stg_events.sql:1) [query]"]
+    assert findings(project, capsys, "models/marts/by_host.sql") == added
+    assert findings(project, capsys) == sorted(added + KIND_EMAIL)
