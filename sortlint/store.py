@@ -61,6 +61,10 @@ class Store:
             self._problem(f"ignored an unreadable cache entry {path} ({type(error).__name__})")
             return None
 
+    def has(self, namespace: str, key: str) -> bool:
+        """Whether an entry was written (it may still be unreadable)."""
+        return (self.directory / namespace / f"{key}.pickle").is_file()
+
     def put(self, namespace: str, key: str, value: object) -> None:
         if not self._writable:
             return

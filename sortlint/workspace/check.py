@@ -89,7 +89,8 @@ def check(
     keep = Kept.PLANS if plans else on_file_sees
     workspace = Workspace(reading, preparation, files, None if fresh else store)
     if not fresh and jobs > 1:
-        workspace.candidates.update(analyse_ahead(files, workspace, jobs, start_method))
+        uncached = [path for path in files if not workspace.in_store(path)]
+        workspace.candidates.update(analyse_ahead(uncached, workspace, jobs, start_method))
     for path in files:
         if not fresh:
             outcome = workspace.outcome_of(path)
@@ -170,6 +171,17 @@ class Workspace:
         if path not in self._resolved:
             self._resolved[path] = path.resolve()
         return self._resolved[path]
+
+    def in_store(self, path: Path) -> bool:
+        """Whether the cache has a record of the file as it is now (which may or may not
+        hold): such a file is left to this process, it costs no worker."""
+        if self.store is None:
+            return False
+        try:
+            raw = read_source(path)
+        except UserError:
+            return False
+        return self.store.has(RECORDS, self.key(path, raw))
 
     def key(self, path: Path, raw: str) -> str:
         return record_key(self.environment, path, raw, self.preparation.context(self.resolved(path)))

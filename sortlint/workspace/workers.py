@@ -70,6 +70,10 @@ def analyse_ahead(
         for share, part in zip(shares, balanced_shares(level, jobs)):
             share += part
     context = multiprocessing.get_context(method)
+    if method == "fork":
+        # Imported once here, not again in every worker: the analysis, its engines and
+        # sqlglot are a third of a small repository's check.
+        import sortlint.linter.analysis  # noqa: F401
     with _exchange(workspace.store) as store:
         # A forked worker starts from this process's memory; any other is sent it.
         start = (workspace.reading, workspace.preparation, tuple(files), store)
