@@ -43,15 +43,19 @@ def test_one_model_checked_alone_gets_the_whole_checks_findings(whole, model: Pa
     assert [str(e) for e in alone.all_errors] == [str(e) for e in result.all_errors if str(model) in str(e)]
 
 
-def test_the_number_of_jobs_never_changes_the_output(tmp_path):
-    def run(*jobs: str) -> tuple[int, str, str]:
+def test_neither_the_number_of_jobs_nor_the_cache_changes_the_output(tmp_path):
+    def run(*options: str) -> tuple[int, str, str]:
         done = subprocess.run(
-            [sys.executable, "-m", "sortlint", "check", "--no-cache", "--dbt-renderer", "builtin", *jobs, "."],
+            [sys.executable, "-m", "sortlint", "check", "--dbt-renderer", "builtin", *options, "."],
             cwd=EXAMPLES, capture_output=True, text=True, timeout=600,
         )
         return done.returncode, done.stdout, done.stderr
 
-    one = run("--jobs", "1")
+    one = run("--no-cache", "--jobs", "1")
     assert one[0] == 1 and "Found 39 findings" in one[1]
-    assert run() == one
-    assert run("--jobs", "3") == one
+    assert run("--no-cache") == one
+    assert run("--no-cache", "--jobs", "3") == one
+    cache = ["--cache-dir", str(tmp_path / "cache")]
+    assert run(*cache) == one  # workers filling the cache
+    assert run(*cache) == one  # every record taken from it
+    assert run(*cache, "--jobs", "1") == one
