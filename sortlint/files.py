@@ -83,12 +83,20 @@ def input_digest(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=20).hexdigest()
 
 
+# What a recorded path reads as when it is a folder (one looked for and missing then, whose
+# appearing changes what is found in it).
+FOLDER = "folder"
+
+
 def unchanged_inputs(inputs: dict[str, str | None]) -> bool:
-    """Whether every recorded file still reads as it did."""
+    """Whether every recorded path still reads as it did: a file by its bytes; a path
+    recorded as missing (None) is still missing, neither a file nor a folder."""
     for path, recorded in inputs.items():
         try:
             with open(path, "rb") as handle:
                 now: str | None = input_digest(handle.read())
+        except IsADirectoryError:
+            now = FOLDER
         except OSError:
             now = None
         if now != recorded:

@@ -332,3 +332,22 @@ def test_an_added_model_is_checked_with_its_upstream(project, capsys):
              "(models/staging/stg_events.sql:1) [query]"]
     assert findings(project, capsys, "models/marts/by_host.sql") == added
     assert findings(project, capsys) == sorted(added + KIND_EMAIL)
+
+
+def test_a_template_written_earlier_on_the_search_path_is_read_instead(tmp_path, capsys):
+    write(tmp_path, {
+        "sortlint.yml": CATALOG + 'include: ["dags/*.py"]\n',
+        "dags/daily.py": textwrap.dedent("""\
+            from airflow import DAG
+            from airflow.providers.common.sql.operators.sql import SQLExecuteQueryOperator
+
+            with DAG("daily", template_searchpath=["/nowhere", "sql_first", "sql_second"]) as dag:
+                report = SQLExecuteQueryOperator(task_id="report", sql="report.sql")
+            """),
+        "dags/sql_second/report.sql": "SELECT host, kind FROM raw.events WHERE host = 'a' ORDER BY host, kind\n",
+    })
+    before = findings(tmp_path, capsys)
+    assert len(before) == 1 and "sort key host is constant: WHERE events.host = 'a'" in before[0]
+    write(tmp_path, {"dags/sql_first/report.sql": "SELECT host, kind FROM raw.events WHERE kind = 'b' ORDER BY kind, host\n"})
+    after = findings(tmp_path, capsys)
+    assert len(after) == 1 and "sort key kind is constant: WHERE events.kind = 'b'" in after[0]

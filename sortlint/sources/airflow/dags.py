@@ -12,7 +12,7 @@ from typing import Any
 
 from sortlint.config import Config
 from sortlint.errors import UserError
-from sortlint.files import read_source
+from sortlint.files import note_input, read_source
 from sortlint.sources.airflow.macros import rendered_units
 from sortlint.sources.airflow.preparation import MAYBE_DAG, MAYBE_SQL, TEMPLATE_SUFFIXES
 from sortlint.sources.frontend import Reading
@@ -315,23 +315,23 @@ def find_template(name: str, searchpath: list[Path]) -> Path | None:
         candidate = folder / relative
         if candidate.is_file():
             return resolved_path(candidate)
+        note_input(candidate, None)  # one written here later is found first
     return None
 
 
 def _place_directory(entry: Path, folder: Path, root: Path) -> Path | None:
+    """Where a `template_searchpath` entry is: the first of its candidate folders that
+    exists. Each one looked for and missing is an input of the analysis (made later, it
+    would be found first)."""
     if not entry.is_absolute():  # Airflow reads it from its working directory: guess
-        for base in (folder, root):
-            if (base / entry).is_dir():
-                return (base / entry).resolve()
-        return None
-    if entry.is_dir():
-        return entry.resolve()
-    parts = entry.parts[1:]
-    for index in range(len(parts)):
-        for base in (root, folder):
-            candidate = base / Path(*parts[index:])
-            if candidate.is_dir():
-                return candidate.resolve()
+        candidates = [base / entry for base in (folder, root)]
+    else:
+        parts = entry.parts[1:]
+        candidates = [entry] + [base / Path(*parts[index:]) for index in range(len(parts)) for base in (root, folder)]
+    for candidate in candidates:
+        if candidate.is_dir():
+            return candidate.resolve()
+        note_input(candidate, None)
     return None
 
 
