@@ -351,3 +351,27 @@ def test_a_template_written_earlier_on_the_search_path_is_read_instead(tmp_path,
     write(tmp_path, {"dags/sql_first/report.sql": "SELECT host, kind FROM raw.events WHERE kind = 'b' ORDER BY kind, host\n"})
     after = findings(tmp_path, capsys)
     assert len(after) == 1 and "sort key kind is constant: WHERE events.kind = 'b'" in after[0]
+
+
+def test_a_module_written_nearer_a_job_is_imported_instead(tmp_path, capsys):
+    frames = """\
+        from pyspark.sql import functions as F
+
+        def errors_only(df):
+            return df.filter(F.col("level") == "ERROR")
+        """
+    write(tmp_path, {
+        "sortlint.yml": "sources:\n  telemetry.events:\n    columns: {host: string not null, level: string}\n",
+        "frames.py": textwrap.dedent(frames),
+        "jobs/job.py": textwrap.dedent("""\
+            from pyspark.sql import SparkSession
+            from frames import errors_only
+
+            spark = SparkSession.builder.getOrCreate()
+            errors_only(spark.table("telemetry.events")).orderBy("level").write.saveAsTable("a")
+            """),
+    })
+    constant_level = findings(tmp_path, capsys, "jobs/job.py")
+    assert [line.split(" [")[0] for line in constant_level] == ["jobs/job.py:5:45: SL001"]
+    write(tmp_path, {"jobs/frames.py": textwrap.dedent(frames).replace('.filter(F.col("level") == "ERROR")', "")})
+    assert findings(tmp_path, capsys, "jobs/job.py") == []

@@ -111,6 +111,8 @@ class RepositoryModules:
             for path in (candidate.with_suffix(".py") if parts else None, candidate / "__init__.py"):
                 if path is not None and path.is_file():
                     return path.resolve()
+                if path is not None:
+                    note_input(path, None)  # a module written here later is imported first
         return None
 
     def read(self, path: Path):
