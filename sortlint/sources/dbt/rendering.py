@@ -37,6 +37,7 @@ from sortlint.errors import UserError
 from sortlint.sources.dbt import compiled as dbt_compiled
 from sortlint.sources.dbt import context as dbt_context
 from sortlint.sources.dbt import project as dbt
+from sortlint.sources.dbt.preparation import project_context_key
 from sortlint.plan.tokens import tokenize
 from sortlint.sources.frontend import Reading
 from sortlint.store import digest
@@ -75,8 +76,6 @@ def _kept_rendering(path: Path, raw: str, project: dbt.Project | None, reading: 
     a model of a prepared project: a rendering depends on the file, the project's context
     (which `sources.dbt.preparation` digests, vars, renderer and versions included) and the
     dialect only."""
-    from sortlint.sources.dbt.preparation import project_context_key
-
     context = reading.memo.get(project_context_key(project.root)) if project is not None else None
     if reading.store is None or context is None:
         return render_model(path, raw, project, reading.config)
