@@ -80,7 +80,9 @@ def analyse_ahead(
         workers = []
         for share in shares[1:]:
             receive, send = context.Pipe(duplex=False)
-            process = context.Process(target=_work, args=(send, share, start), daemon=True)
+            # A forked worker holds a copy of its pipe's reading end too, which it closes.
+            own_end = receive if method == "fork" else None
+            process = context.Process(target=_work, args=(send, share, start, own_end), daemon=True)
             process.start()
             send.close()
             workers.append((process, receive))
@@ -138,11 +140,17 @@ def _size(path: Path) -> int:
         return 0
 
 
-def _work(send: Connection, share: Sequence[Path], start: tuple) -> None:
+def _work(send: Connection, share: Sequence[Path], start: tuple, own_end: Connection | None) -> None:
     """A worker: analyse the share, send the records, leave. A failure ends the worker
     without a word: the parent analyses its files itself, and reports what goes wrong. So
-    does Ctrl-C, which reaches the whole process group: the parent says it."""
+    does Ctrl-C, which reaches the whole process group: the parent says it.
+
+    The worker first closes the copy of the pipe's reading end a fork gave it: while it held
+    one, a parent gone (interrupted before it read) left the worker blocked in `send` for
+    ever once the pipe was full."""
     try:
+        if own_end is not None:
+            own_end.close()
         send.send(_analyse_share(share, start))
     except (Exception, KeyboardInterrupt):
         raise SystemExit(1) from None

@@ -235,3 +235,24 @@ def test_ctrl_c_during_a_parallel_check(repo):
     code, err = interrupted(process)
     assert code == 130
     assert "Traceback" not in err
+
+
+def test_workers_end_when_their_parent_is_gone(repo):
+    """A parent killed before it reads (SIGKILL: no clean-up) leaves its workers to finish
+    their shares and end, never blocked for ever writing records nobody will read."""
+    repository(repo, 400, repeat=10)
+    process = start(["check", "--no-cache", "--jobs", "2", "."], repo, stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL, start_new_session=True)
+    wait_until(lambda: workers(process.pid))
+    children = workers(process.pid)
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    wait_until(lambda: all(ended(child) for child in children), timeout=180)
+
+
+def ended(pid: str) -> bool:
+    """Gone, or a zombie nobody reaped (it ended)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except FileNotFoundError:
+        return True
