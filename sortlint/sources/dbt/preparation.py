@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -61,18 +61,21 @@ def prepare(files: Sequence[Path], reading: Reading) -> Preparation:
     definers: dict[str, Path] = {}
     contexts: dict[Path, str] = {}
     upstream: dict[Path, tuple[Path, ...]] = {}
-    macros = _MacroScans(reading.store)
+    # dbt's global project is the same for every project: one entry for all
+    macros = _KeptScans(MACROS, MACROS, dbt_context.macro_scans, reading.store)
     for root in roots:
         context = project_context(root, config, reading.store)
-        properties = _PropertyScans(root, reading.store)
+        # adding a model or editing one property file composes that file again, not all
+        properties = _KeptScans(PROPERTIES, digest(str(root)), dbt.property_scans, reading.store)
+        dbt.property_scans_used.clear()
         scan = _remembered_scan(root, config, context, reading.store)
-        properties.save()
+        properties.save(dbt.property_scans_used)
         declared += scan.declarations
         definers.update(scan.tables)
         contexts[root] = reading.memo[project_context_key(root)] = context
         upstream.update(referenced_models(scan.project))
         dbt_context.library(scan.project)  # every macro file's names, kept for the next run
-    macros.save()
+    macros.save(dbt_context.macro_scans.keys())
     config = config.with_sources(declared) if declared else config
     return Preparation(config, definers, contexts, upstream)
 
@@ -123,7 +126,8 @@ def project_context(root: Path, config: Config, store: Store | None) -> str:
     written = settings.get("model-paths") or settings.get("source-paths") or ["models"]
     model_paths = [(root / str(p)).resolve() for p in written] if isinstance(written, list) else []
     whole = compiled.renderer(config.dbt) != "builtin"  # dbt may render every model at once
-    scans = _ConfigScans(root, store)
+    scans = _KeptScans(CONFIGS, digest(str(root)), dbt.config_scans, store)
+    dbt.config_scans_used.clear()
     parts: list[object] = [sortlint_digest(), _versions(), config.target, config.dialect,
                            repr(config.dbt), compiled.renderer(config.dbt), whole]
     names: set[str] = set()
@@ -139,8 +143,8 @@ def project_context(root: Path, config: Config, store: Store | None) -> str:
         names.update(ENV_VAR.findall(text))
         is_model = path.suffix == ".sql" and any(path.is_relative_to(p) for p in model_paths)
         parts.append(str(path.relative_to(root)))
-        parts.append(data if whole or not is_model else repr(scans.config_lines(text)))
-    scans.save()
+        parts.append(data if whole or not is_model else repr(dbt.config_lines(text)))
+    scans.save(dbt.config_scans_used)
     parts.append(sorted((name, os.environ.get(name)) for name in names | _dbt_variables()))
     if whole:
         profiles = os.environ.get("DBT_PROFILES_DIR")
@@ -183,61 +187,18 @@ def _dbt_variables() -> set[str]:
     return {name for name in os.environ if name.startswith("DBT_")}
 
 
-class _MacroScans:
-    """The names each macro file defines, by its text, kept in the store for every project
-    (dbt's global project is the same for all of them)."""
+class _KeptScans:
+    """A memo of what a scan made of texts (by their digest, see `dbt.config_scans`,
+    `dbt.property_scans`, `dbt_context.macro_scans`), read from the store under one key and
+    kept anew when a run used another set of entries (a run that used none - the project's
+    scan came from the cache - keeps what there was)."""
 
-    def __init__(self, store: Store | None) -> None:
-        self.store = store
-        kept = store.get(MACROS, MACROS) if store is not None else None
+    def __init__(self, namespace: str, key: str, memo: dict, store: Store | None) -> None:
+        self.namespace, self.key, self.memo, self.store = namespace, key, memo, store
+        kept = store.get(namespace, key) if store is not None else None
         self.loaded = set(kept) if isinstance(kept, dict) else set()
-        dbt_context.macro_scans.update(kept if isinstance(kept, dict) else {})
+        memo.update(kept if isinstance(kept, dict) else {})
 
-    def save(self) -> None:
-        if self.store is not None and set(dbt_context.macro_scans) != self.loaded:
-            self.store.put(MACROS, MACROS, dict(dbt_context.macro_scans))
-
-
-class _PropertyScans:
-    """What each of a project's property files says (`dbt.property_scans`), by its text,
-    kept in the store per project: adding a model or editing one file composes that file
-    again, not the project's whole YAML. Kept anew only when the project was read (a run
-    that took the project's scan from the cache reads no property file)."""
-
-    def __init__(self, root: Path, store: Store | None) -> None:
-        self.store = store
-        self.key = digest(str(root))
-        kept = store.get(PROPERTIES, self.key) if store is not None else None
-        self.loaded = set(kept) if isinstance(kept, dict) else set()
-        dbt.property_scans.update(kept if isinstance(kept, dict) else {})
-        dbt.property_scans_used.clear()
-
-    def save(self) -> None:
-        used = dbt.property_scans_used
-        if self.store is not None and used and used != self.loaded:
-            self.store.put(PROPERTIES, self.key, {key: dbt.property_scans[key] for key in used})
-
-
-class _ConfigScans:
-    """The models' `config(...)` arguments by text, kept in the store per project."""
-
-    def __init__(self, root: Path, store: Store | None) -> None:
-        self.store = store
-        self.key = digest(str(root))
-        kept = store.get(CONFIGS, self.key) if store is not None else None
-        self.kept: dict = kept if isinstance(kept, dict) else {}
-        self.loaded = set(self.kept)
-        self.used: dict = {}
-        dbt.config_scans.update(self.kept)
-
-    def config_lines(self, text: str) -> dict:
-        key = digest(text)
-        if key not in self.kept:
-            self.kept[key] = dbt.config_lines(text)
-        self.used[key] = self.kept[key]
-        return self.used[key]
-
-    def save(self) -> None:
-        """Keep the scans of the project's files as they are now (and only those)."""
-        if self.store is not None and self.used.keys() != self.loaded:
-            self.store.put(CONFIGS, self.key, self.used)
+    def save(self, used: Collection[str]) -> None:
+        if self.store is not None and used and set(used) != self.loaded:
+            self.store.put(self.namespace, self.key, {key: self.memo[key] for key in used})

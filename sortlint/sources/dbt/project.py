@@ -848,8 +848,10 @@ def sql_config_lines(path: Path) -> dict[str, tuple[object, int]]:
 
 
 # `config_lines` by the text's digest: the same model text is scanned once per run, and, in
-# a run with the persistent cache, once per content (see `sources.dbt.preparation`).
+# a run with the persistent cache, once per content (see `sources.dbt.preparation`, which
+# keeps the entries a run used).
 config_scans: dict[str, dict[str, tuple[object, int]]] = {}
+config_scans_used: set[str] = set()
 
 
 def config_lines(text: str) -> dict[str, tuple[object, int]]:
@@ -858,6 +860,7 @@ def config_lines(text: str) -> dict[str, tuple[object, int]]:
     key = digest(text)
     if key not in config_scans:
         config_scans[key] = _scan_config(text)
+    config_scans_used.add(key)
     return config_scans[key]
 
 
