@@ -145,6 +145,7 @@ class Workspace:
         self.made: dict[str, FileRecord] = {}  # by key: records this process made
         self.outcomes: dict[Path, Outcome] = {}  # by resolved path
         self.busy: set[Path] = set()
+        self._sources: dict[Path, tuple[str, str]] = {}
 
     def outcome_of(self, path: Path) -> Outcome | None:
         """The file's analysis, made once per run (None while it is being made: a cycle);
@@ -178,20 +179,24 @@ class Workspace:
         if self.store is None:
             return False
         try:
-            raw = read_source(path)
+            _, key = self._source(path)
         except UserError:
             return False
-        return self.store.has(RECORDS, self.key(path, raw))
+        return self.store.has(RECORDS, key)
 
-    def key(self, path: Path, raw: str) -> str:
-        return record_key(self.environment, path, raw, self.preparation.context(self.resolved(path)))
+    def _source(self, path: Path) -> tuple[str, str]:
+        """The file's text and its record's key, read once per run."""
+        if path not in self._sources:
+            raw = read_source(path)
+            context = self.preparation.context(self.resolved(path))
+            self._sources[path] = raw, record_key(self.environment, path, raw, context)
+        return self._sources[path]
 
     def _outcome(self, path: Path) -> Outcome:
         try:
-            raw = read_source(path)
+            raw, key = self._source(path)
         except UserError as error:
             return Outcome(None, (error,))
-        key = self.key(path, raw)
         record = self._kept(key)
         if record is None:
             record = self.made[key] = self.analyse(path, raw)
