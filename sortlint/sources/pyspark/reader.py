@@ -211,7 +211,7 @@ class JobReader:
         self.ops: list[Op] = []
         self.consumed: set[int] = set()
         self._pending: list[UserFunction] = []
-        self._sql_cache: dict[int, SqlText | None] = {}
+        self._sql_cache: dict[int, tuple[object, SqlText | None]] = {}
         self.scope = Scope()  # the names of the statement being read
         self.module_scope = Scope()
         self.current: UserFunction | None = None  # the function whose body is being read
@@ -562,13 +562,17 @@ class JobReader:
     def sql_text(self, value: PyValue) -> SqlText | None:
         """The SQL of a string literal (formatted, when it is), made once per literal (a
         constant read by two `spark.sql` calls is one SQL unit)."""
-        key = id(value.literal) if value.formatting is None else id(value)
+        keyed = value.literal if value.formatting is None else value
+        key = id(keyed)
         if key not in self._sql_cache:
             text = self.strings(self, value)
-            self._sql_cache[key] = text
+            # The keyed object is kept with its text: an id is only unique while its object
+            # lives, and a formatted value is made anew at each call (a freed one's id, taken
+            # by the next, returned that one's SQL for it - now and then, as memory fell).
+            self._sql_cache[key] = (keyed, text)
             if text is not None:
                 self.sql_texts.append(text)
-        return self._sql_cache[key]
+        return self._sql_cache[key][1]
 
     def subscript(self, node: cst.Subscript, scope: Scope) -> Value:
         receiver = self.expression(node.value, scope)
