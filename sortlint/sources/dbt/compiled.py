@@ -36,7 +36,6 @@ import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
 
@@ -114,7 +113,9 @@ def compiled_project(project: Project, options: DbtOptions) -> CompiledProject |
     chosen = renderer(options)
     if chosen == "builtin":
         return None
-    manifest = None if options.vars or options.incremental or chosen == "dbt" else _fresh_manifest(project)
+    manifest = None
+    if not (options.vars or options.incremental or chosen == "dbt"):
+        manifest = project.derived("manifest", lambda: fresh_manifest(project))
     if manifest is not None:
         return manifest
     version = dbt_version()
@@ -122,10 +123,12 @@ def compiled_project(project: Project, options: DbtOptions) -> CompiledProject |
         if chosen == "dbt":
             return CompiledProject(failure="dbt-core is not installed (pip install 'sortlint[dbt]')")
         return None
-    return _compiled(project, replace(options, renderer="auto"), version)
+    options = replace(options, renderer="auto")
+    compiled: CompiledProject = project.derived(("compiled", options, version),
+                                                lambda: _compiled(project, options, version))
+    return compiled
 
 
-@lru_cache(maxsize=16)
 def _compiled(project: Project, options: DbtOptions, version: str) -> CompiledProject:
     request = _request(project, options)
     key = _digest(project, request, version)
@@ -147,11 +150,6 @@ def _compiled(project: Project, options: DbtOptions, version: str) -> CompiledPr
         except OSError:
             pass  # a cache that cannot be written costs the next run a compile
     return _read_answer(answer, project)
-
-
-def forget() -> None:
-    _compiled.cache_clear()
-    _fresh_manifest.cache_clear()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -334,11 +332,6 @@ def _cache_file(key: str) -> Path | None:
 
 # ---------------------------------------------------------------------------------------------
 # A manifest the user's own dbt wrote
-
-
-@lru_cache(maxsize=16)
-def _fresh_manifest(project: Project) -> CompiledProject | None:
-    return fresh_manifest(project)
 
 
 def fresh_manifest(project: Project) -> CompiledProject | None:

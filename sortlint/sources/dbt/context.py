@@ -187,9 +187,13 @@ def global_macro_directories() -> tuple[list[Path], str]:
     return [own], "sortlint's own cross-database macros"
 
 
-@lru_cache(maxsize=16)
 def library(project: Project) -> MacroLibrary:
     """The project's macros, its installed packages' and dbt's global project's."""
+    found: MacroLibrary = project.derived("macro library", lambda: _library(project))
+    return found
+
+
+def _library(project: Project) -> MacroLibrary:
     directories, source = global_macro_directories()
     packages = {INTERNAL: _package_files(INTERNAL, directories)}
     for name, macro_paths in installed_packages(project).items():
@@ -627,9 +631,9 @@ class Graph(Mapping):
         return len(self._made)
 
 
-@lru_cache(maxsize=16)
 def graph(project: Project) -> Graph:
-    return Graph(project)
+    found: Graph = project.derived("graph", lambda: Graph(project))
+    return found
 
 
 def model_node(project: Project, name: str, path: Path) -> dict[str, Any]:

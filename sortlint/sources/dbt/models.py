@@ -9,8 +9,6 @@ from sortlint.plan.nodes import Node, Opaque, Span, Write, walk
 from sortlint.plan.parse import parse_unit
 from sortlint.plan.statement import Statement, build_statement
 from sortlint.plan.tables import TableLookup, ViewDefinition
-from sortlint.sources.dbt.compiled import table_name
-from sortlint.sources.dbt.project import project_of
 from sortlint.units import Unit
 
 
@@ -19,10 +17,9 @@ def build_model(unit: Unit, tables: TableLookup, config: Config) -> Statement:
     also defines the model for later readers - a view of its query under `target:
     datafusion`, a table of its output columns under spark."""
     statement = build_statement(unit, tables, config.dialect, config.target)
-    project = project_of(unit.path)
-    if statement.error is not None or project is None or statement.defines is not None:
+    name = unit.payload  # the model's table, as its readers' `ref` renders it
+    if statement.error is not None or not isinstance(name, str) or statement.defines is not None:
         return statement
-    name = table_name(project, unit.path.stem, config.dbt)
     if not isinstance(statement.root, (Write, Opaque)):
         statement.root = Write(children=(statement.root,), span=_first_clause(statement.root),
                                target=name, kind="table")

@@ -54,9 +54,9 @@ class ProjectScan:
 
 def prepare(files: Sequence[Path], reading: Reading) -> Preparation:
     """The declarations, model tables and contexts of the projects the files belong to."""
-    dbt.forget()
     config = reading.config
-    roots = sorted({root for root in map(dbt.project_root, files) if root is not None})
+    projects = dbt.projects_of(reading)
+    roots = sorted({root for root in map(projects.root_of, files) if root is not None})
     declared: list[Source] = []
     definers: dict[str, Path] = {}
     contexts: dict[Path, str] = {}
@@ -68,7 +68,7 @@ def prepare(files: Sequence[Path], reading: Reading) -> Preparation:
         # adding a model or editing one property file composes that file again, not all
         properties = _KeptScans(PROPERTIES, digest(str(root)), dbt.property_scans, reading.store)
         dbt.property_scans_used.clear()
-        scan = _remembered_scan(root, config, context, reading.store)
+        scan = _remembered_scan(projects, root, config, context, reading.store)
         properties.save(dbt.property_scans_used)
         declared += scan.declarations
         definers.update(scan.tables)
@@ -96,12 +96,14 @@ def referenced_models(project: dbt.Project) -> dict[Path, tuple[Path, ...]]:
     return found
 
 
-def _remembered_scan(root: Path, config: Config, context: str, store: Store | None) -> ProjectScan:
+def _remembered_scan(
+    projects: dbt.Projects, root: Path, config: Config, context: str, store: Store | None
+) -> ProjectScan:
     cached = store.get(SCANS, context) if store is not None else None
     if isinstance(cached, ProjectScan) and cached.project.root == root:
-        dbt.remember_project(cached.project)
+        projects.remember(cached.project)
         return cached
-    scan = _scan(dbt.load_project(root), config)
+    scan = _scan(projects.at(root), config)
     if store is not None:
         store.put(SCANS, context, scan)
     return scan

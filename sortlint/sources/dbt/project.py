@@ -32,10 +32,8 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +44,7 @@ from sortlint.config import DbtOptions, Source, parse_source
 from sortlint.config import nodes
 from sortlint.config.model import Target
 from sortlint.errors import ConfigError, UserError
+from sortlint.sources.frontend import Reading
 from sortlint.store import digest
 
 PROJECT_FILE = "dbt_project.yml"
@@ -189,14 +188,24 @@ class Project:
     configs: Mapping[str, Mapping[str, object]] = field(default_factory=dict)
     source_files: Mapping[tuple[str, str], Path] = field(default_factory=dict)
 
-    def __hash__(self) -> int:  # renders are cached by project: every field counts
-        return self._hash
+    # `meta: {sortlint: ...}` blocks of dbt_project.yml's `models:` (`project_meta_blocks`)
+    meta_levels: tuple[tuple[tuple[str, ...], yaml.Node, yaml.Node], ...] = ()
+    # What is derived from the project by the run that read it (its macro library, its
+    # graph, dbt's rendering of it): each run reads its projects afresh (`Projects`), so
+    # nothing derived outlives the files it was derived from. Never kept in the cache.
+    _derived: dict[object, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
-    @cached_property
-    def _hash(self) -> int:
-        return hash((self.root, self.name, self.model_paths, self.macro_paths, repr(self.vars),
-                     repr(sorted(self.sources.items())), repr(sorted(self.relations.items())),
-                     self.disabled, self.profile))
+    def derived(self, key: object, make: Callable[[], Any]) -> Any:
+        """What `make` derives from the project, made once per run."""
+        if key not in self._derived:
+            self._derived[key] = make()
+        return self._derived[key]
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {name: value for name, value in self.__dict__.items() if name != "_derived"}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state, _derived={})
 
     @property
     def output_paths(self) -> tuple[str, ...]:
@@ -259,47 +268,57 @@ def _under(path: Path, directories: Iterable[Path]) -> bool:
     return any(resolved.is_relative_to(directory) for directory in directories)
 
 
-def project_of(path: Path) -> Project | None:
-    """The dbt project a file belongs to: the nearest `dbt_project.yml` above it."""
-    directory = path.resolve().parent
-    root = _project_root(directory)
-    return None if root is None else load_project(root)
+class Projects:
+    """The dbt projects one check reads, each read once, when a file of it is first met: a
+    check sees the project files as they are then, and the next check reads them afresh (a
+    long-lived process keeps nothing of a project between checks). A check's `Projects` is
+    in its `Reading` (`projects_of`)."""
+
+    def __init__(self) -> None:
+        self._roots: dict[Path, Path | None] = {}
+        self._read: dict[Path, Project] = {}
+
+    def of(self, path: Path) -> Project | None:
+        """The project a file belongs to: the nearest `dbt_project.yml` above it."""
+        root = self.root_of(path)
+        return None if root is None else self.at(root)
+
+    def root_of(self, path: Path) -> Path | None:
+        """The folder of the nearest `dbt_project.yml` above a file, or None."""
+        return self._root(path.resolve().parent)
+
+    def _root(self, directory: Path) -> Path | None:
+        if directory not in self._roots:
+            if (directory / PROJECT_FILE).is_file():
+                self._roots[directory] = directory
+            else:
+                above = directory.parent
+                self._roots[directory] = None if above == directory else self._root(above)
+        return self._roots[directory]
+
+    def at(self, root: Path) -> Project:
+        """The project at `root` (see `read_project`)."""
+        if root not in self._read:
+            self._read[root] = read_project(root)
+        return self._read[root]
+
+    def remember(self, project: Project) -> None:
+        """Make `project` what this check reads at its root (one the cache kept)."""
+        self._read[project.root] = project
 
 
-def project_root(path: Path) -> Path | None:
-    """The folder of the nearest `dbt_project.yml` above a file, or None."""
-    return _project_root(path.resolve().parent)
-
-
-@lru_cache(maxsize=1024)
-def _project_root(directory: Path) -> Path | None:
-    if (directory / PROJECT_FILE).is_file():
-        return directory
-    if directory.parent == directory:
-        return None
-    return _project_root(directory.parent)
-
-
-# The projects read during this run, by root (`forget` starts a run afresh).
-_projects: dict[Path, Project] = {}
-
-
-def load_project(root: Path) -> Project:
-    """The project at `root`, read once per run (see `read_project`)."""
-    if root not in _projects:
-        _projects[root] = read_project(root)
-    return _projects[root]
-
-
-def remember_project(project: Project) -> None:
-    """Make `project` what this run reads at its root (one the cache kept)."""
-    _projects[project.root] = project
+def projects_of(reading: Reading) -> Projects:
+    """The projects a check reads."""
+    found: Projects = reading.remembered(Projects, Projects)
+    return found
 
 
 def read_project(root: Path) -> Project:
     """Read `dbt_project.yml` and the `sources:` of the project's property files."""
     path = root / PROJECT_FILE
-    data = _load_yaml(path)
+    with _yaml_syntax(path):
+        document = nodes.compose(_read(path))
+        data = None if document is None else SafeConstructor().construct_document(document)
     if not isinstance(data, dict) or not isinstance(data.get("name"), str):
         raise ConfigError("a dbt project needs a name (name: my_project)", path)
     name = data["name"]
@@ -314,6 +333,7 @@ def read_project(root: Path) -> Project:
         target_path=str(data.get("target-path") or "target"),
         log_path=str(data.get("log-path") or "logs"),
         model_settings=data.get("models") if isinstance(data.get("models"), dict) else {},
+        meta_levels=tuple(project_meta_blocks(document)),
     )
     project = replace(project, model_files=project.models())
     sources = {}
@@ -333,27 +353,6 @@ def read_project(root: Path) -> Project:
     disabled = frozenset(m for m, settings in configs.items() if not _enabled(settings))
     return replace(project, sources=sources, relations=relations, disabled=disabled, configs=configs,
                    source_files=source_files)
-
-
-def forget() -> None:
-    """Drop what was read of projects and rendered of their files, so a new run sees
-    edited project files and macros."""
-    from sortlint.sources.dbt import compiled
-
-    _project_root.cache_clear()
-    _projects.clear()
-    _loaded_yaml.clear()
-    _composed_yaml.clear()
-    compiled.forget()
-    # A module not imported yet has rendered nothing (and a run the cache answers never
-    # imports the renderer, nor sqlglot under it).
-    jinja = sys.modules.get("sortlint.sources.dbt.rendering")
-    if jinja is not None:
-        jinja.render.cache_clear()
-    context = sys.modules.get("sortlint.sources.dbt.context")
-    if context is not None:
-        context.library.cache_clear()
-        context.graph.cache_clear()
 
 
 def _paths(
@@ -383,29 +382,6 @@ def project_vars(value: object, project: str) -> dict[str, object]:
         key: render_setting(v, project, merged) if isinstance(v, str) and "{" in v else v
         for key, v in merged.items()
     }
-
-
-def _load_yaml(path: Path) -> object:
-    """A YAML file's objects, parsed once per run (`forget` starts a run afresh)."""
-    if path not in _loaded_yaml:
-        with _yaml_syntax(path):
-            _loaded_yaml[path] = nodes.load(_read(path))
-    return _loaded_yaml[path]
-
-
-def _compose(path: Path) -> yaml.Node | None:
-    """The node tree of a property file (lines kept for parse_source's errors), composed
-    once per run."""
-    if path not in _composed_yaml:
-        with _yaml_syntax(path):
-            _composed_yaml[path] = nodes.compose(_read(path))
-    return _composed_yaml[path]
-
-
-# What `_load_yaml` and `_compose` made of each file during this run (never modified by a
-# reader: the objects are shared).
-_loaded_yaml: dict[Path, object] = {}
-_composed_yaml: dict[Path, yaml.Node | None] = {}
 
 
 @contextlib.contextmanager
@@ -532,14 +508,13 @@ def declarations(
         if in_sql is not None:  # the model's own config wins, as in dbt's merge of `meta`
             found = [s for s in found if s.name != in_sql.name] + [in_sql]
             declared.add(name)
-    project_file = project.root / PROJECT_FILE
-    levels = project_meta_blocks(_compose(project_file))
-    if levels:
+    if project.meta_levels:
+        project_file = project.root / PROJECT_FILE
         for name, path in project.models().items():
             if name in declared or name in project.disabled:
                 continue
             fqn = model_fqn(project, name, path)
-            matching = [level for level in levels if fqn[: len(level[0])] == level[0]]
+            matching = [level for level in project.meta_levels if fqn[: len(level[0])] == level[0]]
             if matching:
                 _, key, value = max(matching, key=lambda level: len(level[0]))
                 found.append(parse_source(relation(name), value, project_file, target,
@@ -551,18 +526,12 @@ def _file_declarations(
     path: Path, target: Target, relation: Callable[[str], str]
 ) -> tuple[tuple[Source, ...], frozenset[str]]:
     """The `sortlint` blocks of one property file, and the models that have one."""
-    root = _compose(path)
-    found: list[Source] = []
-    declared: set[str] = set()
-    for _, _, table_relation, table_node in source_tables(root):
-        found += _parse_blocks(str(table_relation), table_node, path, target)
-    for model_node in _list(_mapping(root).get("models", (None, None))[1]):
-        name = _text(_mapping(model_node), "name")
-        if name is not None:
-            blocks = _parse_blocks(relation(name), model_node, path, target)
-            found += blocks
-            declared |= {name} if blocks else set()
-    return tuple(found), frozenset(declared)
+    file = property_file(path)
+    found = [parse_source(table, value, path, target, line=nodes.line_of(key))
+             for table, key, value in file.source_blocks]
+    found += [parse_source(relation(model), value, path, target, line=nodes.line_of(key))
+              for model, key, value in file.model_blocks]
+    return tuple(found), frozenset(model for model, _, _ in file.model_blocks)
 
 
 @dataclass(frozen=True)
@@ -572,13 +541,29 @@ class PropertyFile:
 
     sources: tuple[tuple[str, str, Relation], ...]
     configs: dict[str, dict]
+    # Its `sortlint` blocks (key node, value node): of source tables, by the table's
+    # relation; of models, by the model's name (whose relation depends on the project).
+    source_blocks: tuple[tuple[str, yaml.Node, yaml.Node], ...] = ()
+    model_blocks: tuple[tuple[str, yaml.Node, yaml.Node], ...] = ()
 
 
 def property_file(path: Path) -> PropertyFile:
+    """What a property file says, composed once per content."""
+
     def read() -> PropertyFile:
-        root = _compose(path)
-        found = tuple((source, table, relation) for source, table, relation, _ in source_tables(root))
-        return PropertyFile(found, _property_configs(root))
+        with _yaml_syntax(path):
+            root = nodes.compose(_read(path))
+        tables = list(source_tables(root))
+        models = [(_text(_mapping(node), "name"), node)
+                  for node in _list(_mapping(root).get("models", (None, None))[1])]
+        return PropertyFile(
+            sources=tuple((source, table, relation) for source, table, relation, _ in tables),
+            configs=_property_configs(root),
+            source_blocks=tuple((str(relation), key, value) for _, _, relation, node in tables
+                                for key, value in meta_blocks(node)),
+            model_blocks=tuple((name, key, value) for name, node in models if name is not None
+                               for key, value in meta_blocks(node)),
+        )
 
     return _scanned(("property file", str(path), _read(path)), read)
 
@@ -616,13 +601,6 @@ def project_meta_blocks(root: yaml.Node | None) -> list[tuple[tuple[str, ...], y
     if models is not None:
         walk(models[1], ())
     return found
-
-
-def _parse_blocks(name: str, node: yaml.Node, path: Path, target: Target) -> list[Source]:
-    return [
-        parse_source(name, value, path, target, line=nodes.line_of(key))
-        for key, value in meta_blocks(node)
-    ]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -56,7 +56,7 @@ def jinja_units(path: Path, raw: str, reading: Reading) -> list[Unit] | None:
 
     A dbt macro file is claimed and has no statements: it defines macros, it is not a query.
     """
-    project = dbt.project_of(path)
+    project = dbt.projects_of(reading).of(path)
     if project is not None and project.is_macro_file(path):
         return []
     model = project.model(path) if project is not None else None
@@ -64,8 +64,10 @@ def jinja_units(path: Path, raw: str, reading: Reading) -> list[Unit] | None:
         return None
     if model is not None and dbt_compiled.is_disabled(project, path, reading.config):
         return []  # `enabled: false`: dbt builds no such model
-    rendered = _kept_rendering(path, raw, project, reading)
-    return statement_units(path, raw, rendered, reading.config.dialect, model)
+    rendered = reading.remembered((RENDERINGS, path, raw),
+                                  lambda: _kept_rendering(path, raw, project, reading))
+    table = None if model is None else dbt_compiled.table_name(project, model, reading.config.dbt)
+    return statement_units(path, raw, rendered, reading.config.dialect, table)
 
 
 RENDERINGS = "dbt-renderings"  # the store's namespace for renderings
@@ -75,7 +77,7 @@ def _kept_rendering(path: Path, raw: str, project: dbt.Project | None, reading: 
     """The file's rendering, from the persistent cache when the run has one and the file is
     a model of a prepared project: a rendering depends on the file, the project's context
     (which `sources.dbt.preparation` digests, vars, renderer and versions included) and the
-    dialect only."""
+    dialect only. A run renders a text once (the fixer analyses its file again)."""
     context = reading.memo.get(project_context_key(project.root)) if project is not None else None
     if reading.store is None or context is None:
         return render_model(path, raw, project, reading.config)
@@ -231,7 +233,6 @@ class Rendered:
         return replace(self, text=text, slices=tuple(slices))
 
 
-@lru_cache(maxsize=2048)
 def render(
     path: Path,
     raw: str,
@@ -242,11 +243,7 @@ def render(
     relations: tuple[tuple[str, str], ...] = (),
 ) -> Rendered:
     """Render one file; a file that does not render is the user's error, at its line.
-    `relations` are the project's models as dbt names them, when dbt rendered the project.
-
-    Cached by everything the result depends on, so the fixer's re-analysis of unchanged text
-    and the registration of models before the check render each file once.
-    """
+    `relations` are the project's models as dbt names them, when dbt rendered the project."""
     from sqlfluff.core.errors import SQLTemplaterError
 
     _quiet_sqlfluff()
@@ -380,17 +377,19 @@ def _failing_line(templater, fluff_config, raw: str) -> int | None:
 
 
 def statement_units(
-    path: Path, raw: str, rendered: Rendered, dialect: str, model: str | None
+    path: Path, raw: str, rendered: Rendered, dialect: str, table: str | None
 ) -> list[Unit]:
-    """One unit per statement of the rendered text; a model's last statement defines it."""
+    """One unit per statement of the rendered text; a model's last statement defines its
+    `table` (the name its readers' `ref` renders), which the unit carries to its builder."""
     tokens = _tokenize(path, raw, rendered, dialect)
     bounds = statement_bounds(tokens)
     units = []
     for index, (start, end) in enumerate(bounds):
         mapping = TemplateMap(rendered, start, raw)
-        kind = dbt.MODEL_KIND if model is not None and index == len(bounds) - 1 else "sql"
+        defines = table is not None and index == len(bounds) - 1
         units.append(
-            Unit(path, rendered.text[start:end], mapping.to_raw(0), raw, kind=kind, offsets=mapping)
+            Unit(path, rendered.text[start:end], mapping.to_raw(0), raw, offsets=mapping,
+                 kind=dbt.MODEL_KIND if defines else "sql", payload=table if defines else None)
         )
     return units
 

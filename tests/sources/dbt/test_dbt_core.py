@@ -69,8 +69,7 @@ def evaluator(tmp_path_factory) -> Path:
 
 
 def compiled(root: Path) -> dbt_compiled.CompiledProject:
-    dbt.forget()
-    result = dbt_compiled.compiled_project(dbt.load_project(root.resolve()), DBT)
+    result = dbt_compiled.compiled_project(dbt.read_project(root.resolve()), DBT)
     assert result is not None
     return result
 
@@ -117,7 +116,7 @@ def test_jaffle_shop_every_model_is_rendered_by_dbt(jaffle):
 def test_dbt_project_evaluator_every_model_is_rendered_by_dbt(evaluator):
     result = compiled(evaluator)
     models = by_name(result)
-    project = dbt.load_project(evaluator.resolve())
+    project = dbt.read_project(evaluator.resolve())
     assert result.failure is None
     assert set(models) == set(project.models()) and len(models) == 48
     assert [name for name, m in models.items() if m.error is not None] == []
@@ -314,7 +313,7 @@ def test_the_builtin_renderer_gives_the_same_names_and_findings(shop):
     ]
     assert errors == ["error: shop/models/staging/broken.sql:1: cannot render template: the "
                       "model raised a compiler error: boom"]
-    project = dbt.load_project(shop.resolve())
+    project = dbt.read_project(shop.resolve())
     assert str(project.ref("orders_by_day")) == "shop_marts.daily_orders"
     assert project.disabled == frozenset({"disabled_model"})
     assert code == 2
@@ -359,8 +358,7 @@ def test_a_fresh_manifest_is_read_instead_of_compiling(tmp_path, monkeypatch):
         env={**os.environ, "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"},
     )
     monkeypatch.setattr(dbt_compiled, "_run_worker", lambda *_: pytest.fail("dbt ran"))
-    dbt.forget()
-    project = dbt.load_project(root.resolve())
+    project = dbt.read_project(root.resolve())
     result = dbt_compiled.compiled_project(project, DbtOptions())
     assert result is not None and result.source == "manifest"
     models = by_name(result)
@@ -376,8 +374,7 @@ def test_a_fresh_manifest_is_read_instead_of_compiling(tmp_path, monkeypatch):
     later = root / "models" / "customers.sql"
     later.write_text(later.read_text())
     os.utime(later, (later.stat().st_mtime + 10, later.stat().st_mtime + 10))
-    dbt.forget()
-    assert dbt_compiled.fresh_manifest(dbt.load_project(root.resolve())) is None
+    assert dbt_compiled.fresh_manifest(dbt.read_project(root.resolve())) is None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -394,8 +391,7 @@ def test_the_builtin_renderer_renders_every_model_as_dbt_does(corpus, globals_fr
         own = Path(dbt_context.__file__).with_name("global_project")
         monkeypatch.setattr(dbt_context, "global_macro_directories", lambda: ([own], globals_from))
     by_dbt = by_name(compiled(root))
-    project = dbt.load_project(root.resolve())
-    dbt_context.library.cache_clear()
+    project = dbt.read_project(root.resolve())
     differ = []
     for name, path in project.models().items():
         builtin = render_model(path, path.read_text(), project, Config(dbt=BUILTIN))
@@ -411,15 +407,13 @@ def test_the_builtin_renderer_renders_every_model_as_dbt_does(corpus, globals_fr
         if got != expected:
             differ.append(name)
     assert differ == []
-    dbt_context.library.cache_clear()
 
 
 def render_builtin(root: Path, text: str):
     """The built-in renderer's rendering of `text` as the project's model `m`."""
     model = root / "models" / "m.sql"
     model.write_text(text)
-    dbt.forget()
-    return render_model(model, text, dbt.load_project(root.resolve()), Config(dbt=BUILTIN))
+    return render_model(model, text, dbt.read_project(root.resolve()), Config(dbt=BUILTIN))
 
 
 def test_dbt_filters_and_cross_database_macros_render_without_dbt(tmp_path):
@@ -468,8 +462,7 @@ def test_project_meta_applies_to_models_under_its_path_and_the_models_yaml_wins(
     (root / "models" / "top.sql").write_text("{{ config(alias='summit') }}select 1 as id\n")
     (root / "models" / "marts" / "props.yml").write_text(
         "models:\n  - name: b\n    meta:\n      sortlint: {unique: [[id, day]]}\n")
-    dbt.forget()
-    declared = dbt.declarations(dbt.load_project(root.resolve()), "spark")
+    declared = dbt.declarations(dbt.read_project(root.resolve()), "spark")
     assert sorted((s.name, s.unique, s.location.path.name, s.location.line) for s in declared) == [
         ("p.summit", (("id",),), "dbt_project.yml", 5),
         ("p_reporting.a", (("day",),), "dbt_project.yml", 9),
@@ -522,8 +515,7 @@ def test_a_project_naming_its_schemas_itself_names_its_models_so(tmp_path):
         "{%- endmacro %}\n")
     (root / "models" / "a.sql").write_text("select 1 as id\n")
     (root / "models" / "b.sql").write_text("select id from {{ ref('a') }}\n")
-    dbt.forget()
-    project = dbt.load_project(root.resolve())
+    project = dbt.read_project(root.resolve())
     assert str(project.ref("a")) == "sales.a"
     b = root / "models" / "b.sql"
     assert render_model(b, b.read_text(), project, Config(dbt=BUILTIN)).text == "select id from sales.a\n"
@@ -539,14 +531,12 @@ def test_a_declaration_in_the_models_own_config_wins(tmp_path):
         "select 1 as id, 2 as day\n")
     (root / "models" / "bad.sql").write_text(
         "{{ config(meta={'sortlint': {'unique': 'id'}}) }}\nselect 1 as id\n")
-    dbt.forget()
-    project = dbt.load_project(root.resolve())
+    project = dbt.read_project(root.resolve())
     with pytest.raises(ConfigError) as raised:
         dbt.declarations(project, "spark")
     assert (raised.value.path.name, raised.value.line) == ("bad.sql", 1)
     (root / "models" / "bad.sql").unlink()
-    dbt.forget()
-    declared = dbt.declarations(dbt.load_project(root.resolve()), "spark")
+    declared = dbt.declarations(dbt.read_project(root.resolve()), "spark")
     assert [(s.name, s.unique, s.location.path.name, s.location.line) for s in declared] == [
         ("p.a", (("id", "day"),), "a.sql", 2)]
 
@@ -557,7 +547,7 @@ def test_without_its_packages_the_project_falls_to_the_builtin_renderer_which_na
     root = copy_project(CORPORA / "dbt_project_evaluator", tmp_path / "dbt_project_evaluator")
     result = compiled(root)
     assert result.failure is not None and "dbt deps" in result.failure
-    project = dbt.load_project(root.resolve())
+    project = dbt.read_project(root.resolve())
     path = project.models()["stg_node_relationships"]
     with pytest.raises(UserError) as raised:
         render_model(path, path.read_text(), project, Config())
@@ -598,8 +588,7 @@ def test_models_a_jinja_setting_disables_are_left_out(tmp_path):
         "    +materialized: \"{{ 'table' if var('enable_other') | as_bool else 'view' }}\"\n")
     (root / "models" / "optional" / "extra.sql").write_text("select 1 as x\n")
     (root / "models" / "kept.sql").write_text("select 1 as x\n")
-    dbt.forget()
-    project = dbt.load_project(root.resolve())
+    project = dbt.read_project(root.resolve())
     assert project.disabled == frozenset({"extra"})
     assert dbt.model_configs(project)["kept"]["materialized"] == "table"
 

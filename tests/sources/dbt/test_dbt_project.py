@@ -16,6 +16,7 @@ import pytest
 from sortlint.cli import main
 from sortlint.config import Config, DbtOptions, load_config
 from sortlint.errors import ConfigError, UserError
+from sortlint.sources.dbt import context as dbt_context
 from sortlint.sources.dbt import project as dbt
 from sortlint.sources.dbt.rendering import jinja_units, render_model
 from sortlint.sources.frontend import Reading
@@ -99,8 +100,7 @@ def render(root: Path, sql: str, name: str = "probe", options: DbtOptions = DbtO
     path = root / "sql" / "models" / f"{name}.sql"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(sql)
-    dbt.forget()
-    return render_model(path, sql, dbt.project_of(path), Config(dbt=options)).text
+    return render_model(path, sql, dbt.Projects().of(path), Config(dbt=options)).text
 
 
 # ---------------------------------------------------------------------------------------------
@@ -108,7 +108,7 @@ def render(root: Path, sql: str, name: str = "probe", options: DbtOptions = DbtO
 
 
 def test_project_file_gives_name_paths_and_vars(shop):
-    project = dbt.project_of(shop / "sql" / "models" / "staging" / "stg_orders.sql")
+    project = dbt.Projects().of(shop / "sql" / "models" / "staging" / "stg_orders.sql")
     assert (project.name, project.model_paths, project.macro_paths) == (
         "shop", ((shop / "sql" / "models").resolve(),), ((shop / "macros").resolve(),)
     )
@@ -118,7 +118,24 @@ def test_project_file_gives_name_paths_and_vars(shop):
     assert project.model(shop / "sql" / "models" / "staging" / "stg_orders.sql") == "stg_orders"
     assert project.model(shop / "macros" / "m.sql") is None
     assert project.is_macro_file(shop / "macros" / "m.sql")
-    assert dbt.project_of(shop.parent / "elsewhere.sql") is None
+    assert dbt.Projects().of(shop.parent / "elsewhere.sql") is None
+
+
+def test_a_check_reads_each_project_once_and_the_next_check_reads_it_afresh(shop):
+    model = shop / "sql" / "models" / "staging" / "stg_orders.sql"
+    first = Reading(Config())
+    project = dbt.projects_of(first).of(model)
+    macros = dbt_context.library(project)
+    (shop / "dbt_project.yml").write_text(PROJECT.replace("currency: EUR", "currency: USD"))
+    (shop / "macros" / "m.sql").write_text("{% macro n() %}1{% endmacro %}\n")
+    # within one check, the project is what it was when first read, macros included
+    assert dbt.projects_of(first).of(shop / "sql" / "models" / "other.sql") is project
+    assert project.vars["currency"] == "EUR"
+    assert dbt_context.library(project) is macros and list(macros.packages["shop"]) == ["m"]
+    # the next check, in the same process (a language server), sees the edits
+    again = dbt.projects_of(Reading(Config())).of(model)
+    assert again is not project and again.vars["currency"] == "USD"
+    assert list(dbt_context.library(again).packages["shop"]) == ["n"]
 
 
 def test_ref_source_this_and_target(shop):
@@ -160,7 +177,7 @@ def test_project_macros_are_loaded(shop):
 def test_two_models_of_one_name_are_refused(shop):
     write(shop, {"sql/models/marts/stg_orders.sql": "select 1\n"})
     with pytest.raises(ConfigError, match="two models are named 'stg_orders'"):
-        dbt.load_project(shop.resolve()).models()
+        dbt.read_project(shop.resolve()).models()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -168,7 +185,7 @@ def test_two_models_of_one_name_are_refused(shop):
 
 
 def test_meta_blocks_become_sources_named_as_the_sql_names_them(shop):
-    sources = dbt.declarations(dbt.project_of(shop / "dbt_project.yml"), "spark")
+    sources = dbt.declarations(dbt.Projects().of(shop / "dbt_project.yml"), "spark")
     assert [(s.name, [str(o) for o in s.orderings], s.location.line) for s in sources] == [
         ("landing.orders_v2", ["[day ASC NULLS FIRST, order_id ASC NULLS FIRST]"], 11),
         ("landing.refunds", ["[refund_id ASC NULLS FIRST]"], 18),
@@ -188,7 +205,7 @@ def test_a_broken_meta_block_is_an_error_with_file_and_line(shop):
         "        orderings: [[b]]\n"
     )})
     with pytest.raises(ConfigError) as raised:
-        dbt.declarations(dbt.project_of(shop / "dbt_project.yml"), "spark")
+        dbt.declarations(dbt.Projects().of(shop / "dbt_project.yml"), "spark")
     assert (raised.value.path, raised.value.line) == (shop / "sql" / "models" / "more.yml", 7)
     assert "names column 'b', which is not among the columns of source 'shop.broken'" in raised.value.message
 
@@ -386,7 +403,7 @@ def test_fixing_the_example_twice_changes_nothing(fixed_example):
 
 def rendered_models(root: Path, texts: dict[Path, str], config: Config) -> dict[str, str]:
     """Each model's rendered SQL by name, in dependency order."""
-    project = dbt.project_of(next(iter(texts)))
+    project = dbt.Projects().of(next(iter(texts)))
     rendered = {path.stem: render_model(path, text, project, config) for path, text in texts.items()}
     order = dependency_order({name: r.reads for name, r in rendered.items()})
     return {name: jinja_units(path, texts[path], Reading(config))[-1].text
