@@ -24,6 +24,7 @@ def project(tmp_path: Path) -> Path:
     run("git", "init", "-q", cwd=tmp_path)
     (tmp_path / "sortlint.yml").write_text(CATALOG)
     (tmp_path / "q.sql").write_text("SELECT host FROM events WHERE host = 'a' ORDER BY host, time;\n")
+    (tmp_path / "q.hql").write_text("SELECT time FROM events WHERE host = 'b' ORDER BY host, time;\n")
     run("git", "add", ".", cwd=tmp_path)
     return tmp_path
 
@@ -32,7 +33,7 @@ def test_hook_reports_findings_and_fails_the_commit(project, tmp_path):
     pre_commit = Path(sys.executable).parent / "pre-commit"
     home = tmp_path / "pre-commit-home"
     result = subprocess.run(
-        [str(pre_commit), "try-repo", str(ROOT), "sortlint", "--files", "q.sql"],
+        [str(pre_commit), "try-repo", str(ROOT), "sortlint", "--files", "q.sql", "q.hql"],
         cwd=project,
         capture_output=True,
         text=True,
@@ -41,3 +42,18 @@ def test_hook_reports_findings_and_fails_the_commit(project, tmp_path):
     )
     assert result.returncode == 1, result.stdout + result.stderr
     assert "q.sql:1:51: SL003 [*] sort key host is constant: WHERE events.host = 'a' (line 1) [query]" in result.stdout
+    assert "q.hql:1:51: SL003 [*] sort key host is constant: WHERE events.host = 'b' (line 1) [query]" in result.stdout
+
+
+def test_the_hooks_pass_every_file_kind_sortlint_reads():
+    import re
+
+    import yaml
+
+    from sortlint.sources.registry import SUFFIXES
+
+    for hook in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text()):
+        assert "types_or" not in hook and "types" not in hook, hook["id"]
+        passed = {suffix for suffix in (*SUFFIXES, ".yml", ".txt", ".sqlx")
+                  if re.search(hook["files"], f"dir/file{suffix}")}
+        assert passed == set(SUFFIXES), hook["id"]
