@@ -11,7 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from sortlint import __version__
-from sortlint.errors import InternalError, UserError
+from sortlint.errors import InternalError, UserError, missing_package
 from sortlint.store import ENVIRONMENT_VARIABLE
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -287,6 +287,10 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_BROKEN_PIPE
     except UserError as error:
         _fail(args, error)
+        return EXIT_ERROR
+    except ModuleNotFoundError as error:
+        command = f"sortlint {args.command}"
+        _fail(args, missing_package(error, command) or InternalError.during(error, f"running `{command}`"))
         return EXIT_ERROR
     except Exception as error:  # sortlint's own bug outside any one file: said, not a traceback
         _fail(args, InternalError.during(error, f"running `sortlint {args.command}`"))

@@ -81,3 +81,21 @@ def from_recursion(error: BaseException) -> bool:
         seen.add(id(current))
         current = current.__cause__ or current.__context__
     return False
+
+
+# The packages sortlint imports only for some commands, by their import name, with the extra
+# of `pyproject.toml` that installs each.
+OPTIONAL_PACKAGES = {
+    "pyspark": "spark", "py4j": "spark", "pyarrow": "spark", "ruamel": "spark",
+    "dbt": "dbt",
+}
+
+
+def missing_package(error: ModuleNotFoundError, doing: str) -> UserError | None:
+    """The error to show when `doing` needs an optional package that is not installed, or
+    None when the missing module is not one (then it is sortlint's own bug)."""
+    package = (error.name or "").partition(".")[0]
+    extra = OPTIONAL_PACKAGES.get(package)
+    if extra is None:
+        return None
+    return UserError(f"{doing} needs {package}, which is not installed: pip install 'sortlint[{extra}]'")

@@ -56,3 +56,21 @@ def test_spark_conf_is_key_equals_value(capsys):
     assert capsys.readouterr().err.endswith(
         "argument --spark-conf: expected key=value, got 'spark.sql.shuffle.partitions'\n"
     )
+
+
+@pytest.mark.parametrize("command", [["contracts"], ["verify", "."]])
+def test_without_pyarrow(tmp_path, command):
+    """PySpark installed without its Arrow support (`pip install pyspark`, not
+    `pyspark[sql]`): one line naming the extra, before Spark starts."""
+    root = Path(__file__).resolve().parents[3]
+    blocked = "import sys; sys.modules['pyarrow'] = None; from sortlint.cli import main; sys.exit(main())"
+    done = subprocess.run(
+        [sys.executable, "-c", blocked, *command, "--config", str(config(tmp_path))],
+        capture_output=True, text=True, cwd=tmp_path, env={"PYTHONPATH": str(root), "HOME": str(tmp_path)},
+        timeout=120,
+    )
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (
+        f"error: sortlint {command[0]} needs pyarrow, which is not installed: "
+        "pip install 'sortlint[spark]'\n"
+    )
