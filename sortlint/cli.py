@@ -11,7 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from sortlint import __version__
-from sortlint.errors import InternalError, UserError, missing_package
+from sortlint.errors import InternalError, UserError, each_error, missing_package
 from sortlint.store import ENVIRONMENT_VARIABLE
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -300,13 +300,15 @@ def main(argv: list[str] | None = None) -> int:
 def _fail(args, error: UserError) -> None:
     """An error that ends the command: one line on stderr, and - for a JSON report - the
     report, so that its reader still gets valid JSON, holding the error."""
-    print(f"error: {error}", file=sys.stderr)
-    _explain_internal_errors(args, [error])
+    errors = each_error(error)
+    for one in errors:
+        print(f"error: {one}", file=sys.stderr)
+    _explain_internal_errors(args, errors)
     if getattr(args, "output_format", None) == "json" and not getattr(args, "statistics", False):
         from sortlint.report import json_format
 
         try:
-            _emit(json_format.render([], [error]), getattr(args, "output_file", None))
+            _emit(json_format.render([], errors), getattr(args, "output_file", None))
         except UserError:
             pass  # the report cannot be written either; stderr has said what went wrong
 

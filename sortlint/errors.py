@@ -3,7 +3,9 @@ that are sortlint's own, reported the same way."""
 
 from __future__ import annotations
 
+import contextlib
 import traceback
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -99,3 +101,42 @@ def missing_package(error: ModuleNotFoundError, doing: str) -> UserError | None:
     if extra is None:
         return None
     return UserError(f"{doing} needs {package}, which is not installed: pip install 'sortlint[{extra}]'")
+
+
+class ConfigErrors(ConfigError):
+    """Every error of one configuration, each with its file and line: a configuration is
+    validated whole, so that one run lists everything to correct."""
+
+    def __init__(self, errors: list[ConfigError]) -> None:
+        first = errors[0]
+        super().__init__(first.message, first.path, first.line)
+        self.errors = errors
+
+    def __reduce__(self):
+        return type(self), (self.errors,)
+
+
+def each_error(error: UserError) -> list[UserError]:
+    """The errors one raised error stands for (several, for a configuration's)."""
+    return list(error.errors) if isinstance(error, ConfigErrors) else [error]
+
+
+class Problems:
+    """The errors met while reading the independent parts of a configuration: a part that
+    fails is left out (its default stands in) and the others are still read."""
+
+    def __init__(self) -> None:
+        self.errors: list[ConfigError] = []
+
+    @contextlib.contextmanager
+    def part(self) -> Iterator[None]:
+        try:
+            yield
+        except ConfigError as error:
+            self.errors += each_error(error)  # type: ignore[arg-type]
+
+    def raise_any(self) -> None:
+        if len(self.errors) == 1:
+            raise self.errors[0]
+        if self.errors:
+            raise ConfigErrors(sorted(self.errors, key=lambda e: (str(e.path), e.line or 0)))

@@ -25,7 +25,7 @@ from sortlint.config.model import (
     Target,
 )
 from sortlint.config.syntax import BadText, column_name, column_type, ordering_item, table_name
-from sortlint.errors import ConfigError
+from sortlint.errors import ConfigError, Problems
 
 SOURCE_KEYS = (
     "columns",
@@ -63,11 +63,20 @@ def parse_source(
     what = f"source {table!r}"
     given = {} if nodes.is_null(node) else nodes.fields(node, path, what, SOURCE_KEYS)
 
-    def section(key, parse, default, *args):
-        """The section's parsed value, or its default when the key is absent or null."""
-        return parse(given[key], path, table, *args) if key in given else default
+    problems = Problems()
 
-    columns = section("columns", parse_columns, ())
+    def section(key, parse, default, *args):
+        """The section's parsed value, or its default when the key is absent or null, or
+        wrong (then the error joins the others: a source is validated whole)."""
+        if key in given:
+            with problems.part():
+                return parse(given[key], path, table, *args)
+        return default
+
+    storage = None
+    with problems.part():
+        storage = parse_storage(given, path, table)
+    columns = section("columns", parse_columns, (), problems)
     scope = section("scope", parse_scope, "global")
     source = Source(
         name=table,
@@ -79,11 +88,13 @@ def parse_source(
         partitioned_by=section("partitioned_by", parse_partitioned_by, (), columns, scope),
         engine_known=section("engine_known", parse_engine_known, target == "datafusion"),
         bucketing=section("bucketing", parse_bucketing, None, columns),
-        storage=parse_storage(given, path, table),
+        storage=storage,
         location=Location(path, at),
     )
     if target == "spark" and source.engine_known:
-        check_known_to_spark(source, given["engine_known"], path)
+        with problems.part():
+            check_known_to_spark(source, given["engine_known"], path)
+    problems.raise_any()
     return source
 
 
@@ -92,10 +103,15 @@ def parse_table_name(name: str, path: Path | None, line: int | None) -> str:
     return _checked(table_name, name, path, line)
 
 
-def parse_columns(entry: nodes.Entry, path: Path | None, table: str) -> tuple[Column, ...]:
-    """``columns: {name: type [not null]}`` or ``{name: {type: ..., nullable: ...}}``."""
+def parse_columns(
+    entry: nodes.Entry, path: Path | None, table: str, problems: Problems | None = None
+) -> tuple[Column, ...]:
+    """``columns: {name: type [not null]}`` or ``{name: {type: ..., nullable: ...}}``. With
+    `problems`, a wrong column's error goes there and the column is declared with no type,
+    so that the source's other sections are still checked against every column."""
     first_at: dict[str, nodes.Entry] = {}
     result = []
+    found = problems if problems is not None else Problems()
     for column_entry in nodes.entries(entry.value, path, f"columns of source {table!r}"):
         name = _checked(column_name, column_entry.key, path, nodes.line_of(column_entry.key_node))
         earlier = first_at.get(name)
@@ -108,7 +124,12 @@ def parse_columns(entry: nodes.Entry, path: Path | None, table: str) -> tuple[Co
                 path,
             )
         first_at[name] = column_entry
-        result.append(parse_column(name, column_entry.value, path, table))
+        with found.part():
+            result.append(parse_column(name, column_entry.value, path, table))
+            continue
+        result.append(Column(name, None))
+    if problems is None:
+        found.raise_any()
     return tuple(result)
 
 

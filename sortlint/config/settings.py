@@ -9,14 +9,16 @@ from __future__ import annotations
 import difflib
 import os
 import re
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from pathlib import Path
+from typing import Any
 
 import yaml
 
 from sortlint.config import nodes
 from sortlint.config.catalog import parse_source, parse_table_name
 from sortlint.config.model import DEFAULT_INCLUDE, Config, Source, SparkSettings, Target
+from sortlint.errors import Problems
 
 TOP_KEYS = (
     "target",
@@ -50,24 +52,32 @@ def parse_config(
     if node is None:
         return Config(root=root, path=path)
     given = nodes.fields(node, path, what, TOP_KEYS)
-    target = parse_target(given["target"], path) if "target" in given else "spark"
-    return Config(
+    problems = Problems()
+
+    def setting(key: str, parse: Callable[..., Any], default: Any, *args: Any) -> Any:
+        """The setting's value; its default when absent, or when it is wrong (then the
+        error joins the others)."""
+        if key in given:
+            with problems.part():
+                return parse(given[key], path, *args)
+        return default
+
+    target = setting("target", parse_target, "spark")
+    config = Config(
         target=target,
-        dialect=parse_dialect(given["dialect"], path) if "dialect" in given else "spark",
-        include=parse_globs(given["include"], path) if "include" in given else DEFAULT_INCLUDE,
-        exclude=parse_globs(given["exclude"], path) if "exclude" in given else (),
-        select=parse_rule_codes(given["select"], path, rules) if "select" in given else ("SL",),
-        ignore=parse_rule_codes(given["ignore"], path, rules) if "ignore" in given else (),
-        spark=parse_spark(given["spark"], path) if "spark" in given else SparkSettings(),
-        sources=parse_sources(given["sources"], path, target) if "sources" in given else (),
-        contracts_report=(
-            parse_report_path(given["contracts_report"], path, root)
-            if "contracts_report" in given
-            else None
-        ),
+        dialect=setting("dialect", parse_dialect, "spark"),
+        include=setting("include", parse_globs, DEFAULT_INCLUDE),
+        exclude=setting("exclude", parse_globs, ()),
+        select=setting("select", parse_rule_codes, ("SL",), rules),
+        ignore=setting("ignore", parse_rule_codes, (), rules),
+        spark=setting("spark", parse_spark, SparkSettings()),
+        sources=setting("sources", parse_sources, (), target),
+        contracts_report=setting("contracts_report", parse_report_path, None, root),
         root=root,
         path=path,
     )
+    problems.raise_any()
+    return config
 
 
 def parse_target(entry: nodes.Entry, path: Path | None) -> Target:
@@ -156,17 +166,20 @@ def parse_sources(entry: nodes.Entry, path: Path | None, target: Target) -> tupl
     """The catalog. Names are case-insensitive, so ``Events`` and ``events`` are one table twice."""
     first: dict[str, nodes.Entry] = {}
     result = []
+    problems = Problems()
     for table in nodes.entries(entry.value, path, "sources"):
-        line = nodes.line_of(table.key_node)
-        name = parse_table_name(table.key, path, line)
-        earlier = first.get(name)
-        if earlier is not None:
-            nodes.fail(
-                f"duplicate table {table.key!r}: {earlier.key!r} is already declared at line "
-                f"{nodes.line_of(earlier.key_node)} (table names are case-insensitive)",
-                table.key_node,
-                path,
-            )
-        first[name] = table
-        result.append(parse_source(table.key, table.value, path, target, line=line))
+        with problems.part():
+            line = nodes.line_of(table.key_node)
+            name = parse_table_name(table.key, path, line)
+            earlier = first.get(name)
+            if earlier is not None:
+                nodes.fail(
+                    f"duplicate table {table.key!r}: {earlier.key!r} is already declared at line "
+                    f"{nodes.line_of(earlier.key_node)} (table names are case-insensitive)",
+                    table.key_node,
+                    path,
+                )
+            first[name] = table
+            result.append(parse_source(table.key, table.value, path, target, line=line))
+    problems.raise_any()
     return tuple(result)

@@ -791,3 +791,45 @@ def test_spark_ansi_must_be_a_boolean(tmp_path):
         """,
     )
     assert error.message == "spark.ansi must be true or false, got the string 'off'"
+
+
+# --- a configuration is validated whole ------------------------------------------------------
+
+
+def test_every_error_of_a_configuration_is_reported_in_one_run(tmp_path, capsys):
+    """A wrong type, an unknown column in `orderings` and another in `unique`, a wrong
+    setting of a second source and a wrong top-level setting: five errors, each at its
+    line, in the order of the file. A column with a wrong type is still a column: the
+    sections naming it are checked against it, not reported as naming an unknown one."""
+    from sortlint.cli import main
+
+    (tmp_path / "sortlint.yml").write_text(textwrap.dedent("""\
+        sources:
+          events:
+            columns:
+              host: string not null
+              time: timestampx
+            orderings: [[host, time, nope]]
+            unique: [[other]]
+          t2:
+            columns: {a: int}
+            scope: sideways
+        dialect: nosuch
+        """))
+    (tmp_path / "q.sql").write_text("SELECT 1\n")
+    assert main(["check", str(tmp_path / "q.sql"), "--config", str(tmp_path / "sortlint.yml")]) == 2
+    out, err = capsys.readouterr()
+    where = tmp_path / "sortlint.yml"
+    assert out == ""
+    assert [line.split(": ", 2)[1:] for line in err.splitlines()] == [
+        [f"{where}:5", "column 'time' of source 'events': unknown column type 'timestampx'; did you "
+         "mean 'timestamp'? the types Spark accepts are " + ACCEPTED_TYPES],
+        [f"{where}:6", "ordering item 'nope' names column 'nope', which is not among the columns of "
+         "source 'events' (host, time)"],
+        [f"{where}:7", "unique key names column 'other', which is not among the columns of source "
+         "'events' (host, time)"],
+        [f"{where}:10", "bad scope 'sideways' for source 't2'; expected global or partition"],
+        [f"{where}:11", "unknown dialect 'nosuch'; expected a sqlglot dialect: " + err.split(
+            "expected a sqlglot dialect: ")[1].strip()],
+    ]
+    assert all(line.startswith("error: ") for line in err.splitlines())
