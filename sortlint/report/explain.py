@@ -65,6 +65,7 @@ def describe_properties(props: Properties) -> list[str]:
     for fact in props.orderings:
         scope = "" if fact.partitioned_by is None else f" within partitions of {sorted(map(str, fact.partitioned_by))}"
         out.append(f"ordering: {format_ordering(fact.keys)}{scope}")
-    for key in props.unique_keys:
-        out.append("unique: (" + ", ".join(sorted(map(str, key.exprs))) + ")")
+    # One key may be known twice, on two grounds (declared, and grouped by): shown once.
+    keys = ("unique: (" + ", ".join(sorted(map(str, key.exprs))) + ")" for key in props.unique_keys)
+    out += dict.fromkeys(keys)
     return out

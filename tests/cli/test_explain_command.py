@@ -135,3 +135,27 @@ jobs/rollup.py:5: statement (target: spark)
           Scan shop.orders (order_id, day, amount)  (line 5)
             | unique: (orders.order_id)
 """
+
+
+def test_a_key_known_on_two_grounds_is_shown_once(tmp_path, monkeypatch, capsys):
+    """`id` is unique as declared and as the GROUP BY key: one fact to a reader."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "sortlint.yml").write_text(
+        "sources:\n  events:\n    columns: {id: bigint not null, n: int}\n    unique: [[id]]\n"
+    )
+    (tmp_path / "q.sql").write_text("SELECT id, count(*) AS c FROM events GROUP BY id ORDER BY id\n")
+    assert main(["explain", "q.sql"]) == 0
+    assert capsys.readouterr().out == """\
+q.sql:1: statement (target: spark)
+  Sort ORDER BY [id ASC NULLS FIRST]  (line 1)
+    engine: Spark runs this sort: an exchange and a sort
+    | ordering: [id ASC NULLS FIRST]
+    | unique: (id)
+    Project [events.id AS id, COUNT(*) AS c]  (line 1)
+      | unique: (id)
+      Aggregate keys=[events.id] aggregates=[COUNT(*)]  (line 1)
+        mode: HashAggregate
+        | unique: (events.id)
+        Scan events (id, n)  (line 1)
+          | unique: (events.id)
+"""

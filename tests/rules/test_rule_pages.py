@@ -31,3 +31,17 @@ def test_the_rule_codes_are_unique_and_in_order():
 def test_each_rule_module_is_named_after_its_code():
     """The codes are read from the module names, so that knowing them imports no rule."""
     assert CODES == tuple(rule.code for rule in rules())
+
+
+def test_a_summary_is_the_whole_first_sentence_whatever_code_it_quotes():
+    from sortlint.linter.rules import rule
+
+    assert rule("SL301").summary == (
+        "Reports a write into a table whose catalog entry declares an ordering - `INSERT INTO` / "
+        "`INSERT OVERWRITE ... SELECT`, `CREATE TABLE ... AS SELECT` into a declared name, a dbt "
+        "model declared with an ordering, `df.write...saveAsTable(name)` / `.insertInto(name)`, "
+        "`df.writeTo(name)...` - when the rows it writes do not come in that order."
+    )
+    assert rule("SL001").summary == (
+        "Reports an `ORDER BY` whose whole requirement the rows already satisfy when they reach it."
+    )

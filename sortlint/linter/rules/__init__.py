@@ -30,10 +30,17 @@ class Rule:
 
     @property
     def summary(self) -> str:
-        """The first sentence of "What it does"."""
+        """The first sentence of "What it does": up to the first full stop outside code
+        (`INSERT OVERWRITE ... SELECT` is not a sentence's end)."""
         paragraphs = self.doc.split("## What it does", 1)[-1].strip().split("\n\n")
-        sentence = " ".join(paragraphs[0].split()).split(". ")[0]
-        return sentence.rstrip(".") + "."
+        text = " ".join(paragraphs[0].split())
+        in_code = False
+        for index, character in enumerate(text):
+            if character == "`":
+                in_code = not in_code
+            elif character == "." and not in_code and text[index + 1 : index + 2] in ("", " "):
+                return text[: index + 1]
+        return text.rstrip(".") + "."
 
 
 def _rule(name: str) -> Rule:
