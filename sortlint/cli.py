@@ -227,6 +227,8 @@ def _checking(args, paths, config, on_file=None, changes=None, plans=False, fixi
         print(f"note: {path}: skipped: {reason}", file=sys.stderr)
     for problem in store.problems if store is not None else ():
         print(f"note: {problem}", file=sys.stderr)
+    for note in dict.fromkeys(note for file in result.files for note in file.notes):
+        print(f"note: {note}", file=sys.stderr)
     if changes is None:
         return result, result.findings
     from sortlint.integrations.changed_findings import changed_findings

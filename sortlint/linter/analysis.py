@@ -55,6 +55,7 @@ def analyse_file(
         else:
             result.errors.append(InternalError.during(error, "reading the file", path))
         return result
+    result.notes = list(reading.notes.get(path, ()))
     for unit in units:
         statement = built(unit, tables, config)
         if statement.error is not None:

@@ -23,6 +23,8 @@ class FileAnalysis:
     statements: list[Statement] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     errors: list[UserError] = field(default_factory=list)
+    # How the file was read, where the user should know it (a renderer's fallback, and why)
+    notes: list[str] = field(default_factory=list)
 
 
 class Kept(Enum):

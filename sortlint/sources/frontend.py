@@ -28,11 +28,18 @@ class Reading:
     config: Config
     memo: dict[Any, Any] = field(default_factory=dict, repr=False)
     store: Store | None = field(default=None, repr=False)
+    # What the user should know of how a file was read (a fallback, and why), by file.
+    notes: dict[Path, list[str]] = field(default_factory=dict, repr=False)
 
     def remembered(self, key: Any, make: Callable[[], Any]) -> Any:
         if key not in self.memo:
             self.memo[key] = make()
         return self.memo[key]
+
+    def note(self, path: Path, text: str) -> None:
+        said = self.notes.setdefault(path, [])
+        if text not in said:
+            said.append(text)
 
 
 @dataclass(frozen=True)

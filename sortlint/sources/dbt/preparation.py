@@ -26,6 +26,7 @@ from importlib import metadata
 from pathlib import Path
 
 from sortlint.config import Config, Source, nodes
+from sortlint.errors import UserError
 from sortlint.sources.dbt import compiled
 from sortlint.sources.dbt import context as dbt_context
 from sortlint.sources.dbt import project as dbt
@@ -69,6 +70,7 @@ def prepare(files: Sequence[Path], reading: Reading) -> Preparation:
         properties = _KeptScans(PROPERTIES, digest(str(root)), dbt.property_scans, reading.store)
         dbt.property_scans_used.clear()
         scan = _remembered_scan(projects, root, config, context, reading.store)
+        _require_dbt_rendering(scan.project, config)
         properties.save(dbt.property_scans_used)
         declared += scan.declarations
         definers.update(scan.tables)
@@ -78,6 +80,17 @@ def prepare(files: Sequence[Path], reading: Reading) -> Preparation:
     macros.save(dbt_context.macro_scans.keys())
     config = config.with_sources(declared) if declared else config
     return Preparation(config, definers, contexts, upstream)
+
+
+def _require_dbt_rendering(project: dbt.Project, config: Config) -> None:
+    """`--dbt-renderer dbt` on a project dbt cannot render is an error, said once, before
+    any file is read (a model dbt alone fails to compile is its file's error)."""
+    if compiled.renderer(config.dbt) != "dbt":
+        return
+    rendered = compiled.compiled_project(project, config.dbt)
+    if rendered is not None and rendered.failure is not None:
+        raise UserError(f"dbt cannot render the project (--dbt-renderer dbt): {rendered.failure}",
+                        project.root / dbt.PROJECT_FILE)
 
 
 def referenced_models(project: dbt.Project) -> dict[Path, tuple[Path, ...]]:

@@ -66,6 +66,8 @@ def jinja_units(path: Path, raw: str, reading: Reading) -> list[Unit] | None:
         return []  # `enabled: false`: dbt builds no such model
     rendered = reading.remembered((RENDERINGS, path, raw),
                                   lambda: _kept_rendering(path, raw, project, reading))
+    if rendered.note is not None:
+        reading.note(path, rendered.note)
     table = None if model is None else dbt_compiled.table_name(project, model, reading.config.dbt)
     return statement_units(path, raw, rendered, reading.config.dialect, table)
 
@@ -95,7 +97,8 @@ def _kept_rendering(path: Path, raw: str, project: dbt.Project | None, reading: 
 def render_model(path: Path, raw: str, project: dbt.Project | None, config: Config) -> Rendered:
     """The file rendered as dbt would render it for this run (`config.dbt`): by dbt itself
     when it rendered the project (`sortlint.sources.dbt.compiled`), else by the built-in
-    renderer; when neither can, the error names both reasons."""
+    renderer, which says why in a note (`--dbt-renderer dbt` makes dbt's failure an error);
+    when neither can, the error names both reasons."""
     model = project.model(path) if project is not None else None
     why_not_dbt = None
     relations: dict[str, str] = {}
@@ -105,14 +108,24 @@ def render_model(path: Path, raw: str, project: dbt.Project | None, config: Conf
             rendered, why_not_dbt = rendered_by_dbt(compiled, path, raw)
             if rendered is not None:
                 return rendered
+            if dbt_compiled.renderer(config.dbt) == "dbt":
+                raise UserError(f"cannot render with dbt (--dbt-renderer dbt): {why_not_dbt}", path)
             relations = compiled.relations()
     try:
-        return render(path, raw, project, model, config.dialect, config.dbt,
-                      tuple(sorted(relations.items())))
+        rendered = render(path, raw, project, model, config.dialect, config.dbt,
+                          tuple(sorted(relations.items())))
     except UserError as error:
         if why_not_dbt is None:
             raise
         raise UserError(f"{error.message} (dbt: {why_not_dbt})", error.path, error.line) from None
+    if why_not_dbt is None:
+        return rendered
+    if compiled.failure is not None:  # the same for every model: said once
+        note = (f"{project.root}: dbt cannot render the project, so sortlint's built-in renderer "
+                f"renders its models: {compiled.failure}")
+    else:
+        note = f"{path}: rendered by sortlint's built-in renderer: {why_not_dbt}"
+    return replace(rendered, note=note)
 
 
 def rendered_by_dbt(
@@ -174,6 +187,7 @@ class Rendered:
     renderer: str = "builtin"  # or "dbt", or "manifest" (dbt's, read from target/)
     caveat: str | None = None  # what every finding in the file rests on beyond the query
     refusal: str | None = None  # why no edit of the file may be written, if none may
+    note: str | None = None  # what the user should know of how it was rendered (a fallback)
 
     def with_raw_edits(self, old: str, new: str) -> Rendered | None:
         """The rendering of `new`, a copy of `old` (the raw text this rendering is of) with

@@ -553,9 +553,33 @@ def test_without_its_packages_the_project_falls_to_the_builtin_renderer_which_na
         render_model(path, path.read_text(), project, Config())
     assert raised.value.message.startswith("cannot render template: ")
     assert "(dbt: dbt cannot render the project: " in raised.value.message
-    # a model that needs no package still renders, with the built-in renderer
+    # a model that needs no package still renders, with the built-in renderer, which says why
     stg_nodes = project.models()["stg_nodes"]
-    assert render_model(stg_nodes, stg_nodes.read_text(), project, Config()).renderer == "builtin"
+    rendered = render_model(stg_nodes, stg_nodes.read_text(), project, Config())
+    assert rendered.renderer == "builtin"
+    assert rendered.note == (f"{root.resolve()}: dbt cannot render the project, so sortlint's built-in "
+                             f"renderer renders its models: {result.failure}")
+    # asked for dbt by name, a model dbt did not render is an error with dbt's reason
+    with pytest.raises(UserError) as raised:
+        render_model(stg_nodes, stg_nodes.read_text(), project, Config(dbt=DBT))
+    assert raised.value.message == (
+        f"cannot render with dbt (--dbt-renderer dbt): dbt cannot render the project: {result.failure}")
+
+
+@requires_dbt
+@pytest.mark.dbt_core
+def test_a_check_says_once_that_dbt_could_not_render_and_dbt_by_name_makes_it_an_error(tmp_path, capsys):
+    root = copy_project(CORPORA / "dbt_project_evaluator", tmp_path / "dbt_project_evaluator")
+    failure = compiled(root).failure
+    models = [str(root / "models" / "staging" / "graph" / f"{name}.sql") for name in ("stg_nodes", "stg_sources")]
+    assert main(["check", "--no-cache", "--jobs", "2", *models]) == 0
+    out, err = capsys.readouterr()
+    assert err == (f"note: {root.resolve()}: dbt cannot render the project, so sortlint's built-in "
+                   f"renderer renders its models: {failure}\n")
+    assert main(["check", "--no-cache", "--dbt-renderer", "dbt", *models]) == 2
+    out, err = capsys.readouterr()
+    assert (out, err) == ("", f"error: {root.resolve() / 'dbt_project.yml'}: dbt cannot render the "
+                              f"project (--dbt-renderer dbt): {failure}\n")
 
 
 def test_an_edit_of_whitespace_a_tag_stripped_has_no_such_rendering():
