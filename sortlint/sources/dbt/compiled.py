@@ -161,7 +161,8 @@ def _request(project: Project, options: DbtOptions) -> dict:
     profiles = project_profiles(project)
     request: dict = {
         "project_dir": str(project.root),
-        "vars": dict(options.vars),
+        # as YAML, which dbt's --vars reads: a date stays a date, as on dbt's command line
+        "vars": yaml.safe_dump(dict(options.vars), default_flow_style=True) if options.vars else None,
         "incremental": options.incremental,
         "profile_text": profiles.read_text(encoding="utf-8") if profiles else None,
         "profiles_dir": str(profiles.parent) if profiles else None,

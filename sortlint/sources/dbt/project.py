@@ -170,6 +170,9 @@ class Project:
     model_paths: tuple[Path, ...]
     macro_paths: tuple[Path, ...]
     vars: Mapping[str, object] = field(default_factory=dict)
+    # The run's `--var`s, which win over `vars` where dbt_project.yml's configs read a var
+    # (`+enabled: "{{ var('x') }}"`), as dbt's `--vars` do.
+    given_vars: Mapping[str, object] = field(default_factory=dict)
     # (source name, table name) -> relation, from the `sources:` of the property files
     sources: Mapping[tuple[str, str], Relation] = field(default_factory=dict)
     # model name -> relation, where a custom schema or alias makes it other than
@@ -274,7 +277,8 @@ class Projects:
     long-lived process keeps nothing of a project between checks). A check's `Projects` is
     in its `Reading` (`projects_of`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, given_vars: Mapping[str, object] | None = None) -> None:
+        self._given_vars = dict(given_vars or {})
         self._roots: dict[Path, Path | None] = {}
         self._read: dict[Path, Project] = {}
 
@@ -299,7 +303,7 @@ class Projects:
     def at(self, root: Path) -> Project:
         """The project at `root` (see `read_project`)."""
         if root not in self._read:
-            self._read[root] = read_project(root)
+            self._read[root] = read_project(root, self._given_vars)
         return self._read[root]
 
     def remember(self, project: Project) -> None:
@@ -309,12 +313,13 @@ class Projects:
 
 def projects_of(reading: Reading) -> Projects:
     """The projects a check reads."""
-    found: Projects = reading.remembered(Projects, Projects)
+    found: Projects = reading.remembered(Projects, lambda: Projects(dict(reading.config.dbt.vars)))
     return found
 
 
-def read_project(root: Path) -> Project:
-    """Read `dbt_project.yml` and the `sources:` of the project's property files."""
+def read_project(root: Path, given_vars: Mapping[str, object] | None = None) -> Project:
+    """Read `dbt_project.yml` and the `sources:` of the project's property files, its configs
+    rendered with the run's `--var`s (`given_vars`)."""
     path = root / PROJECT_FILE
     with _yaml_syntax(path):
         document = nodes.compose(_read(path))
@@ -329,6 +334,7 @@ def read_project(root: Path) -> Project:
         model_paths=model_paths,
         macro_paths=_paths(root, data, ("macro-paths",), "macros", path),
         vars=project_vars(data.get("vars"), name),
+        given_vars=dict(given_vars or {}),
         profile=data.get("profile") if isinstance(data.get("profile"), str) else None,
         target_path=str(data.get("target-path") or "target"),
         log_path=str(data.get("log-path") or "logs"),
@@ -350,7 +356,7 @@ def read_project(root: Path) -> Project:
     else:
         named = {model: configured_relation(project, model, s) for model, s in configs.items()}
     relations = {model: r for model, r in named.items() if r != Relation(name, model)}
-    disabled = frozenset(m for m, settings in configs.items() if not _enabled(settings))
+    disabled = frozenset(m for m, settings in configs.items() if not is_enabled(settings))
     return replace(project, sources=sources, relations=relations, disabled=disabled, configs=configs,
                    source_files=source_files)
 
@@ -791,7 +797,7 @@ def _rendered_setting(project: Project, value: object) -> object:
     'view' }}"`), rendered as dbt renders it for the spark target; None when it cannot be."""
     if not isinstance(value, str) or "{" not in value:
         return value
-    return render_setting(value, project.name, project.vars)
+    return render_setting(value, project.name, {**project.vars, **project.given_vars})
 
 
 def render_setting(value: str, name: str, variables: Mapping[str, object]) -> object:
@@ -912,6 +918,6 @@ def configured_relation(project: Project, model: str, settings: Mapping[str, obj
     return Relation(f"{project.name}_{custom}" if custom else project.name, name)
 
 
-def _enabled(settings: Mapping[str, object]) -> bool:
+def is_enabled(settings: Mapping[str, object]) -> bool:
     value = settings.get("enabled", True)
     return value not in (False, "false", "False")

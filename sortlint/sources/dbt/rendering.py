@@ -68,6 +68,8 @@ def jinja_units(path: Path, raw: str, reading: Reading) -> list[Unit] | None:
                                   lambda: _kept_rendering(path, raw, project, reading))
     if rendered.note is not None:
         reading.note(path, rendered.note)
+    if model is not None and not rendered.enabled:
+        return []  # `config(enabled=...)` computed while rendering: dbt builds no such model
     table = None if model is None else dbt_compiled.table_name(project, model, reading.config.dbt)
     return statement_units(path, raw, rendered, reading.config.dialect, table)
 
@@ -188,6 +190,7 @@ class Rendered:
     caveat: str | None = None  # what every finding in the file rests on beyond the query
     refusal: str | None = None  # why no edit of the file may be written, if none may
     note: str | None = None  # what the user should know of how it was rendered (a fallback)
+    enabled: bool = True  # false when its `config(enabled=...)` disables the model
 
     def with_raw_edits(self, old: str, new: str) -> Rendered | None:
         """The rendering of `new`, a copy of `old` (the raw text this rendering is of) with
@@ -264,6 +267,7 @@ def render(
     source, crlf = normalize_newlines(raw)
     reads: list[str] = []
     context = dbt.builtins(project, model, dialect, options, reads, dict(relations))
+    config_calls = context["config"]
     scope = None
     if project is not None:
         context, scope = dbt_context.context(project, context, dbt_context.graph(project), model)
@@ -300,7 +304,8 @@ def render(
     if scope is not None and scope.queried:
         caveat = (f"rendered against an empty catalog: the model asks the database "
                   f"({', '.join(dict.fromkeys(scope.queried))})")
-    return Rendered(templated.templated_str, slices, tuple(reads), crlf, caveat=caveat)
+    return Rendered(templated.templated_str, slices, tuple(reads), crlf, caveat=caveat,
+                    enabled=dbt.is_enabled(config_calls.settings))
 
 
 def normalize_newlines(raw: str) -> tuple[str, tuple[int, ...]]:

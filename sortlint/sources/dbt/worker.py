@@ -103,7 +103,7 @@ def compile_project(request: dict) -> dict:
         "--log-level-file", "none",
     ]
     if request.get("vars"):
-        arguments += ["--vars", json.dumps(request["vars"])]
+        arguments += ["--vars", request["vars"]]
     if request.get("profile"):
         arguments += ["--profile", request["profile"]]
     result = dbtRunner(callbacks=[on_event]).invoke(arguments)

@@ -636,3 +636,18 @@ def test_dispatch_finds_macros_where_dbt_does_and_a_return_leaves_only_its_own_m
             " {{ dbt_utils.safe_add(['a', 'b']) }} as s from t\n")
     rendered = render_builtin(root, text)
     assert rendered.text == "select length(a) as l, 'yes' as o, our_add(a, b) as s from t\n"
+
+
+@requires_dbt
+@pytest.mark.dbt_core
+def test_a_var_given_as_a_date_reaches_dbt_as_a_date(tmp_path, capsys):
+    """`--var d=2024-01-15` is a date, as dbt's own `--vars '{d: 2024-01-15}'` makes it."""
+    root = tmp_path / "p"
+    (root / "models").mkdir(parents=True)
+    (root / "dbt_project.yml").write_text("name: p\n")
+    model = root / "models" / "dated.sql"
+    model.write_text("select a from t where d = '{{ var(\"d\").year }}' order by a, a\n")
+    assert main(["check", "--no-cache", "--dbt-renderer", "dbt", "--var", "d=2024-01-15", str(model)]) == 1
+    out, err = capsys.readouterr()
+    assert (out, err) == (
+        f"{model}:1:61: SL003 [*] sort key a repeats an earlier key [query]\nFound 1 finding in 1 file.\n", "")

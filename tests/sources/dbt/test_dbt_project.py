@@ -461,3 +461,26 @@ def test_spark_proves_every_fixed_model_keeps_its_columns_and_rows(spark, fixed_
     for name, sql in fixed.items():
         assert spark_support.schema_of(spark, sql) == schemas[name], f"{name}: columns changed\n{sql}"
         assert Counter(map(tuple, spark.sql(sql).collect())) == rows[name], f"{name}: rows changed\n{sql}"
+
+
+DISABLED_BY_VARS = {
+    "dbt_project.yml": "name: p\nmodels:\n  p:\n    optional:\n"
+                       "      +enabled: \"{{ var('enable_optional', false) | as_bool }}\"\n",
+    "models/optional/extra.sql": "select a from t order by a, a\n",
+    "models/by_var.sql": "{{ config(enabled=var('on_x', false)) }}\nselect a from t order by a, a\n",
+    "models/off.sql": "{{ config(enabled=false) }}\nselect a from t order by a, a\n",
+    "models/kept.sql": "select a from t order by a, a\n",
+}
+
+
+@pytest.mark.parametrize("given", [[], ["--var", "enable_optional=true", "--var", "on_x=true"]])
+def test_the_builtin_renderer_skips_exactly_the_models_dbt_skips(tmp_path, capsys, given):
+    """`enabled` from dbt_project.yml's Jinja reads `--var` as dbt's does, and a model's own
+    `config(enabled=...)` computed while it renders leaves it out too."""
+    root = write(tmp_path, DISABLED_BY_VARS)
+    code = main(["check", "--no-cache", "--dbt-renderer", "builtin", *given, str(root)])
+    out = capsys.readouterr().out
+    checked = ["by_var.sql:2", "kept.sql:1", "optional/extra.sql:1"] if given else ["kept.sql:1"]
+    assert (code, out) == (1, "".join(
+        f"{root / 'models' / place}:29: SL003 [*] sort key a repeats an earlier key [query]\n"
+        for place in checked) + f"Found {len(checked)} finding{'s' if len(checked) > 1 else ''} in 4 files.\n")
