@@ -261,7 +261,7 @@ def render(
 ) -> Rendered:
     """Render one file; a file that does not render is the user's error, at its line.
     `relations` are the project's models as dbt names them, when dbt rendered the project."""
-    from sqlfluff.core.errors import SQLTemplaterError
+    from sqlfluff.core.errors import SQLFluffSkipFile, SQLTemplaterError
 
     _quiet_sqlfluff()
     source, crlf = normalize_newlines(raw)
@@ -284,9 +284,11 @@ def render(
     except dbt.RenderFailure as error:
         line = _failing_line(templater, fluff_config, source)
         raise UserError(f"cannot render template: {error}", path, line) from None
+    except SQLFluffSkipFile as error:  # the tracer's rendering differs from the template's
+        raise UserError(f"cannot render template: its rendering cannot be traced back to its "
+                        f"text ({' '.join(str(error).split())})", path) from None
     except Exception as error:  # the template's own code may raise anything (`{{ 1 / 0 }}`)
-        message = f"cannot render template: internal error: {type(error).__name__}: {error}"
-        raise UserError(message, path) from None
+        raise UserError(f"cannot render template: {type(error).__name__}: {error}", path) from None
     if violations:
         first = min(violations, key=lambda v: v.line_no or 0)
         raise UserError(f"cannot render template: {_message(first)}", path, first.line_no or None)

@@ -19,7 +19,7 @@ import pytest
 from sortlint.cli import main
 from sortlint.config import Config, DbtOptions, load_config
 from sortlint.diagnostics import UneditableRegion
-from sortlint.errors import UserError
+from sortlint.errors import InternalError, UserError
 from sortlint.sources.dbt import project as dbt
 from sortlint.sources.dbt.rendering import Rendered, Slice, TemplateMap, jinja_units, normalize_newlines
 from sortlint.sources.frontend import Reading
@@ -430,3 +430,20 @@ def test_the_rest_of_the_project_is_still_checked(tmp_path, capsys):
     out = capsys.readouterr().out
     assert f"{root / 'models' / 'b_fine.sql'}:1:60: SL001" in out
     assert f"error: {root / 'models' / 'a_broken.sql'}:3: cannot render template: required var 'nope'" in out
+
+
+@pytest.mark.parametrize("template, message", [
+    # the tracer renders a template again; one whose output changes from render to render
+    # cannot be mapped back to its text
+    ("select '{{ config(n=(config.get('n') or '') ~ 'xxxx') }}{{ config.get('n') }}' as x\n",
+     "cannot render template: its rendering cannot be traced back to its text (Length of "
+     "templated file mismatch with final slice: 23 != 19.)"),
+    # the template's own code raised: the template's error, not sortlint's
+    ("select {{ 1 / 0 }} as x\n", "cannot render template: ZeroDivisionError: division by zero"),
+])
+def test_a_template_that_cannot_be_rendered_or_traced_is_the_files_error(tmp_path, template, message):
+    path = tmp_path / "q.sql"
+    with pytest.raises(UserError) as raised:
+        jinja_units(path, template, Reading(Config()))
+    assert (raised.value.path, raised.value.message) == (path, message)
+    assert not isinstance(raised.value, InternalError)
