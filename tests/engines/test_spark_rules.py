@@ -299,8 +299,8 @@ def test_a_partitioned_layout_needs_the_partition_columns_first(spark, tables, r
     [(code, line, message)] = repo.lint(broken)
     assert (code, line) == ("SL301", 1)
     assert message.startswith(
-        f"the write into {DB}.daily does not keep its declared layout [id ASC NULLS FIRST] in each "
-        "partition of (p)"
+        f"the write into {DB}.daily does not keep its layout, the declared ordering [id ASC NULLS FIRST] "
+        f"of {DB}.daily ("
     )
     files = written_files(spark, "daily", broken)
     assert not all(oracle.is_ascending(keys(rows)) for rows in files)  # Spark dropped the SORT BY

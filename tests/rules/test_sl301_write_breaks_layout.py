@@ -23,8 +23,8 @@ def test_a_partitioned_layout_sorted_without_its_partition_column(lint):
     assert lint("INSERT INTO daily SELECT id, k, p FROM staging DISTRIBUTE BY p SORT BY id", catalog=LAYOUTS) == [(
         "SL301",
         1,
-        "the write into daily does not keep its declared layout [id ASC NULLS FIRST] in each partition of "
-        "(p) (sortlint.yml:7): each writing task's rows must be sorted by the partition columns first: "
+        "the write into daily does not keep its layout, the declared ordering [id ASC NULLS FIRST] of "
+        "daily (sortlint.yml:7) in each partition of (p): each writing task's rows must be sorted by the partition columns first: "
         "SORT BY p, id (Spark sorts a partitioned write by p unless the query already does, and drops a "
         "sort that does not start with them); the rows come sorted by [id ASC NULLS FIRST] in each "
         "partition only",
@@ -45,8 +45,8 @@ def test_a_global_layout_needs_a_final_order_by(lint):
     assert lint("CREATE TABLE plain AS SELECT id, k, p FROM staging SORT BY id, k DESC", catalog=LAYOUTS) == [(
         "SL301",
         1,
-        "the write into plain does not keep its declared layout [id ASC NULLS FIRST, k DESC NULLS LAST] "
-        "(sortlint.yml:12): the rows need a final ORDER BY id, k DESC; the rows come sorted by "
+        "the write into plain does not keep its layout, the declared ordering [id ASC NULLS FIRST, k DESC "
+        "NULLS LAST] of plain (sortlint.yml:12): the rows need a final ORDER BY id, k DESC; the rows come sorted by "
         "[id ASC NULLS FIRST, k DESC NULLS LAST] in each partition only",
     )]
     assert lint("INSERT INTO plain SELECT id, k, p FROM staging ORDER BY id, k DESC", catalog=LAYOUTS) == []

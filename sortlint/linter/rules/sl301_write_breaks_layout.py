@@ -170,7 +170,7 @@ def _finding(
     keys = [WrittenKey(key.expr.column_name or str(key.expr), key.options) for key in required]
     if per_partition:
         partitions = ", ".join(source.partitioned_by)
-        declared = f"{layout} in each partition of ({partitions})"
+        declared = f"{evidence.text} in each partition of ({partitions})"
         missing = (
             f"each writing task's rows must be sorted by the partition columns first: "
             f"{context.fixes.sort_text('partition', keys)} (Spark sorts a partitioned write "
@@ -178,7 +178,7 @@ def _finding(
             "start with them)"
         )
     else:
-        declared = layout
+        declared = evidence.text
         missing = f"the rows need a final {context.fixes.sort_text('global', keys)}"
     scope = "partition" if per_partition else "global"
     fix = context.fix(
@@ -190,8 +190,10 @@ def _finding(
         CODE,
         NAME,
         write.span,
-        f"the write into {source.name} does not keep its declared layout {declared} "
-        f"({ordering.location}): {missing}; the rows come {_described(context, write)}",
+        # the declaration's evidence as the other rules cite it, so that `contracts_report`
+        # annotates the finding with what Spark found of it
+        f"the write into {source.name} does not keep its layout, the {declared}: {missing}; "
+        f"the rows come {_described(context, write)}",
         [evidence],
         fix,
     )

@@ -311,8 +311,8 @@ def test_a_model_declared_with_an_ordering_is_a_write_that_must_keep_it(tmp_path
         ("b_star.sql", 1, "SL301", "declared")
     ]
     assert result.findings[0].message == (
-        "the write into shop.b_star does not keep its declared layout [host ASC NULLS FIRST, time ASC "
-        f"NULLS FIRST] ({root / 'models' / 'schema.yml'}:5): the rows need a final ORDER BY host, `time`; "
+        "the write into shop.b_star does not keep its layout, the declared ordering [host ASC NULLS FIRST, "
+        f"time ASC NULLS FIRST] of shop.b_star ({root / 'models' / 'schema.yml'}:5): the rows need a final ORDER BY host, `time`; "
         "the rows come in no known order"
     )
     main(["check", "--fix", "--unsafe-fixes", str(root)])
