@@ -105,3 +105,28 @@ def test_a_report_that_is_not_one_is_an_error(repository, capsys, monkeypatch):
         "(invalid JSON: Expecting value)\n"
     )
     assert textwrap.dedent(out) == ""
+
+
+def test_a_layout_finding_says_what_the_report_knows_of_its_ordering(tmp_path, capsys, monkeypatch):
+    """SL301 rests on the written table's declared ordering, as SL103 rests on a constant."""
+    monkeypatch.chdir(tmp_path)
+    write_config(
+        tmp_path,
+        """
+        contracts_report: reports/contracts.json
+        sources:
+          src:
+            columns: {k: bigint not null}
+          w:
+            columns: {k: bigint not null}
+            orderings: [[k]]
+        """,
+    )
+    (tmp_path / "q.sql").write_text("INSERT INTO w SELECT k FROM src;\n")
+    code, out, _ = run_cli(capsys, "check", "q.sql")
+    assert code == 1
+    assert out.splitlines()[0] == (
+        "q.sql:1:1: SL301 [*unsafe] the write into w does not keep its layout, the declared ordering "
+        "[k ASC NULLS FIRST] of w (sortlint.yml:7): the rows need a final ORDER BY k; the rows come "
+        "in no known order (contracts: ordering [k ASC NULLS FIRST] of w never verified) [declared]"
+    )
