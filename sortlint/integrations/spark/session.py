@@ -20,6 +20,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import shutil
+import socket
 import sys
 import warnings
 from dataclasses import dataclass
@@ -60,6 +61,8 @@ def spark_session(options: SparkOptions) -> SparkSession:
     from pyspark.sql import SparkSession
     from py4j.protocol import Py4JError
 
+    if options.master is not None and options.master.startswith(STANDALONE):
+        _require_reachable(options.master)
     active = SparkSession.getActiveSession()
     if active is not None:
         return _reuse(active, options)
@@ -87,6 +90,27 @@ def spark_session(options: SparkOptions) -> SparkSession:
         raise UserError(f"cannot start Spark: {first_line(error)}") from None
     spark.sparkContext.setLogLevel("ERROR")
     return spark
+
+
+STANDALONE = "spark://"
+REACH_SECONDS = 10
+
+
+def _require_reachable(master: str) -> None:
+    """A standalone master (`spark://host:port`, several for high availability) none of whose
+    addresses answers is an error now, naming why: Spark itself retries for a minute, then
+    buries "All masters are unresponsive" under pages of log lines and stack traces."""
+    reasons = []
+    for address in master[len(STANDALONE):].split(","):
+        host, _, port = address.rpartition(":")
+        try:
+            with socket.create_connection((host, int(port)), timeout=REACH_SECONDS):
+                return
+        except ValueError:
+            reasons.append(f"{address}: not host:port")
+        except OSError as error:
+            reasons.append(f"{address}: {error.strerror or error}")
+    raise UserError(f"cannot reach the Spark master {master} ({'; '.join(reasons)})")
 
 
 def _hive_on_classpath() -> bool:

@@ -74,3 +74,18 @@ def test_without_pyarrow(tmp_path, command):
         f"error: sortlint {command[0]} needs pyarrow, which is not installed: "
         "pip install 'sortlint[spark]'\n"
     )
+
+
+def test_a_standalone_master_that_does_not_answer_is_one_line_with_the_cause(tmp_path, capsys):
+    """Spark would retry for a minute and bury the cause under Java's log; the address is
+    tried first (a port nothing listens on: refused at once)."""
+    import socket
+
+    with socket.socket() as unused:
+        unused.bind(("127.0.0.1", 0))
+        port = unused.getsockname()[1]
+    master = f"spark://127.0.0.1:{port},localhost:x"
+    code, out, err = run_cli(capsys, "contracts", "--config", str(config(tmp_path)), "--master", master)
+    assert (code, out) == (2, "")
+    assert err == (f"error: cannot reach the Spark master {master} (127.0.0.1:{port}: Connection refused; "
+                   "localhost:x: not host:port)\n")
