@@ -35,9 +35,12 @@ sampling drops rows, it never reorders them). A violation found in a sample is a
 
 from __future__ import annotations
 
+import datetime as dt
+import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
 from functools import cmp_to_key
 from typing import TYPE_CHECKING, Literal
 
@@ -62,19 +65,24 @@ _BUCKET_FILE = re.compile(r".*_(\d+)(?:\..*)?$")
 
 @dataclass(frozen=True)
 class Outcome:
-    """What the data says about one declaration."""
+    """What the data says about one declaration: `evidence` in words (values as SQL
+    literals, rows counted from 1), `details` the same as data (values as JSON values)."""
 
     declaration: Declaration
     status: Status
     evidence: str
+    details: dict[str, object] = field(default_factory=dict)
 
     def as_json(self) -> dict:
+        location = self.declaration.location
         return {
             "table": self.declaration.table,
             "kind": self.declaration.kind,
             "declaration": self.declaration.text,
+            "declared_at": {"file": None if location.path is None else str(location.path),
+                            "line": location.line},
             "status": self.status,
-            "evidence": self.evidence,
+            "evidence": {"text": self.evidence, **self.details},
         }
 
 
@@ -193,6 +201,11 @@ class TableCheck:
         noun = "row" if rows == 1 else "rows"
         return f"{rows} {noun}" + (f" of a {self.sample:g} sample" if self.sample is not None else "")
 
+    def counted(self, rows: int, **more: object) -> dict[str, object]:
+        """An outcome's details: the rows read (and the sample they are), and `more`."""
+        sampled = {} if self.sample is None else {"sample": self.sample}
+        return {"rows": rows, **sampled, **more}
+
     # -- columns --------------------------------------------------------------------------
 
     def columns(self, declaration: Declaration) -> Outcome:
@@ -246,21 +259,25 @@ class TableCheck:
             if declaration.kind == "not_null":
                 if bad:
                     evidence = f"{bad} of {self.rows_phrase(rows)} have NULL in {declaration.subject}"
-                    outcomes[declaration] = Outcome(declaration, "violated", evidence)
+                    outcomes[declaration] = Outcome(declaration, "violated", evidence,
+                                                    self.counted(rows, null_rows=bad))
                 else:
                     evidence = f"{self.rows_phrase(rows)}, none NULL"
-                    outcomes[declaration] = Outcome(declaration, "holds", evidence)
+                    outcomes[declaration] = Outcome(declaration, "holds", evidence, self.counted(rows))
             elif bad:
                 name = declaration.subject[0]
                 others = (
                     data.where(condition).groupBy(self.column(name).alias("value")).count()
                     .orderBy(F.desc("count"), "value").limit(3).collect()
                 )
-                shown = ", ".join(f"{_value(r['value'])} ({r['count']})" for r in others)
+                shown = ", ".join(f"{sql_literal(r['value'])} ({r['count']})" for r in others)
                 evidence = f"{bad} of {self.rows_phrase(rows)} hold another value: {shown}"
-                outcomes[declaration] = Outcome(declaration, "violated", evidence)
+                values = [{"value": json_value(r["value"]), "rows": r["count"]} for r in others]
+                outcomes[declaration] = Outcome(declaration, "violated", evidence,
+                                                self.counted(rows, other_rows=bad, other_values=values))
             else:
-                outcomes[declaration] = Outcome(declaration, "holds", f"all {self.rows_phrase(rows)}")
+                outcomes[declaration] = Outcome(declaration, "holds", f"all {self.rows_phrase(rows)}",
+                                                self.counted(rows))
         return outcomes
 
     def declared_value(self, name: str, value: object) -> tuple[Column | None, str | None]:
@@ -291,18 +308,22 @@ class TableCheck:
         ).collect()[0]
         rows, shared = totals["rows"] or 0, totals["shared"]
         if not shared:
-            return Outcome(declaration, "holds", f"no two of {self.rows_phrase(rows)} share a key")
+            return Outcome(declaration, "holds", f"no two of {self.rows_phrase(rows)} share a key",
+                           self.counted(rows))
         shown = counted.where(F.col("count") > 1).orderBy(F.desc("count"), *key).limit(SHOWN).collect()
         names = declaration.subject
         examples = "; ".join(
-            "(" + ", ".join(f"{n}={_value(row[i])}" for i, n in enumerate(names)) + f") × {row['count']}"
+            "(" + ", ".join(f"{n}={sql_literal(row[i])}" for i, n in enumerate(names)) + f") × {row['count']}"
             for row in shown
         )
         noun = "key is" if shared == 1 else "keys are"
+        keys = [{"key": {n: json_value(row[i]) for i, n in enumerate(names)}, "rows": row["count"]}
+                for row in shown]
         return Outcome(
             declaration,
             "violated",
             f"{shared} {noun} shared by several of {self.rows_phrase(rows)}: {examples}",
+            self.counted(rows, shared_keys=shared, examples=keys),
         )
 
     # -- layout ---------------------------------------------------------------------------
@@ -394,53 +415,64 @@ class _LayoutPlan:
                 outcomes[declaration] = self._bucketing(declaration, files)
         return outcomes
 
-    def _rows(self, files: list) -> str:
+    def _rows(self, files: list) -> tuple[str, dict[str, object]]:
+        """The files and rows read, in words and as details."""
         rows = sum(s["rows"] for s in files)
         noun = "file" if len(files) == 1 else "files"
-        return f"{len(files)} {noun}, {self.check.rows_phrase(rows)}"
+        return f"{len(files)} {noun}, {self.check.rows_phrase(rows)}", self.check.counted(rows, files=len(files))
 
-    def _disorder(self, order_check: OrderCheck, files: list) -> str | None:
-        """Evidence of the first file (by name) with out-of-order neighbours, or None."""
+    def _disorder(self, declaration: Declaration, order_check: OrderCheck, files: list) -> Outcome | None:
+        """The first file (by name) with out-of-order neighbours, or None. Rows are counted
+        from 1 in the file's stored order (as Spark read them, where it cannot say)."""
         name = order_check.name
         bad = sorted((s for s in files if s[f"{name}_disorders"]), key=lambda s: s["file"])
         if not bad:
             return None
         first = bad[0]
-        earlier, later = first[f"{name}_bad_positions"]
-        before = self._shown(order_check, first[f"{name}_bad_before"])
-        after = self._shown(order_check, first[f"{name}_bad_after"])
+        earlier, later = (position + 1 for position in first[f"{name}_bad_positions"])
+        before, after = first[f"{name}_bad_before"], first[f"{name}_bad_after"]
         total = sum(s[f"{name}_disorders"] for s in bad)
-        rows = "rows" if self.row_index else "rows (as read, from 0)"
-        return (
-            f"{first['file']}: {rows} {earlier} ({before}) and {later} ({after}) are out of "
-            f"order; {total} out-of-order neighbour{'s' if total != 1 else ''} in {len(bad)} of "
+        counted = "as stored" if self.row_index else "as Spark read them"
+        evidence = (
+            f"{first['file']}: rows {earlier} ({self._shown(order_check, before)}) and {later} "
+            f"({self._shown(order_check, after)}) are out of order (rows counted from 1, {counted}); "
+            f"{total} out-of-order neighbour{'s' if total != 1 else ''} in {len(bad)} of "
             f"{len(files)} files"
         )
+        details = self.check.counted(
+            sum(s["rows"] for s in files), file=first["file"], rows_out_of_order=[earlier, later],
+            keys=[self._values(order_check, before), self._values(order_check, after)],
+            rows_counted=counted, out_of_order=total, files_out_of_order=len(bad), files=len(files))
+        return Outcome(declaration, "violated", evidence, details)
+
+    def _values(self, order_check: OrderCheck, keys) -> dict[str, object]:
+        names = {alias: column for column, alias in self.aliases.items()}
+        return {names[k.column]: json_value(keys[k.column]) for k in order_check.keys}
 
     def _shown(self, order_check: OrderCheck, keys) -> str:
         names = {alias: column for column, alias in self.aliases.items()}
-        return ", ".join(f"{names[k.column]}={_value(keys[k.column])}" for k in order_check.keys)
+        return ", ".join(f"{names[k.column]}={sql_literal(keys[k.column])}" for k in order_check.keys)
 
     def _ordering(self, declaration: Declaration, files: list) -> Outcome:
         order_check = self.order_checks[declaration]
-        disorder = self._disorder(order_check, files)
+        disorder = self._disorder(declaration, order_check, files)
         if disorder is not None:
-            return Outcome(declaration, "violated", disorder)
+            return disorder
+        read, details = self._rows(files)
         if self.check.source.scope == "partition":
             scope = "within each group" if order_check.groups else ""
-            return Outcome(
-                declaration, "holds", f"{self._rows(files)}; every file in order {scope}".rstrip()
-            )
-        overlap = self._overlap(order_check, files)
+            return Outcome(declaration, "holds", f"{read}; every file in order {scope}".rstrip(), details)
+        overlap = self._overlap(declaration, order_check, files)
         if overlap is not None:
-            return Outcome(declaration, "violated", overlap)
+            return overlap
         return Outcome(
             declaration,
             "holds",
-            f"{self._rows(files)}; every file in order and the files' key ranges do not overlap",
+            f"{read}; every file in order and the files' key ranges do not overlap",
+            details,
         )
 
-    def _overlap(self, order_check: OrderCheck, files: list) -> str | None:
+    def _overlap(self, declaration: Declaration, order_check: OrderCheck, files: list) -> Outcome | None:
         name = order_check.name
         keys = order_check.keys
 
@@ -454,13 +486,18 @@ class _LayoutPlan:
         for before, after in zip(ordered, ordered[1:]):
             last, first = before[f"{name}_last"], after[f"{name}_first"]
             if stored_order.compare_rows(row(last), row(first), keys) > 0:
-                return (
+                evidence = (
                     f"the key ranges of {before['file']} ({self._shown(order_check, before[f'{name}_first'])}"
                     f" … {self._shown(order_check, last)}) and {after['file']} "
                     f"({self._shown(order_check, first)} … "
                     f"{self._shown(order_check, after[f'{name}_last'])}) overlap: no order of the "
                     "files reads the table in order"
                 )
+                ranges = [{"file": summary["file"],
+                           "first": self._values(order_check, summary[f"{name}_first"]),
+                           "last": self._values(order_check, summary[f"{name}_last"])}
+                          for summary in (before, after)]
+                return Outcome(declaration, "violated", evidence, {"overlapping_files": ranges})
         return None
 
     def _bucketing(self, declaration: Declaration, files: list) -> Outcome:
@@ -485,16 +522,16 @@ class _LayoutPlan:
                     "violated",
                     f"{summary['file']} is bucket {bucket} but holds rows of bucket {seen} "
                     f"(pmod(hash({', '.join(spec.by)}), {spec.buckets}))",
+                    {"file": summary["file"], "bucket": bucket, "buckets_held": [low, high]},
                 )
         order_check = self.order_checks.get(declaration)
         if order_check is not None:
-            disorder = self._disorder(order_check, files)
+            disorder = self._disorder(declaration, order_check, files)
             if disorder is not None:
-                return Outcome(declaration, "violated", disorder)
+                return disorder
         sortedness = "; every bucket file sorted" if order_check is not None else ""
-        return Outcome(
-            declaration, "holds", f"{self._rows(files)}; every file holds one bucket{sortedness}"
-        )
+        read, details = self._rows(files)
+        return Outcome(declaration, "holds", f"{read}; every file holds one bucket{sortedness}", details)
 
     def _catalog_mismatch(self, spec) -> str | None:
         """How Spark's catalog disagrees with the declared bucket spec (tables read by name)."""
@@ -667,7 +704,40 @@ def _quoted(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
 
-def _value(value) -> str:
-    return "NULL" if value is None else repr(value)
+def sql_literal(value: object) -> str:
+    """A value Spark returned, as Spark SQL writes it: what a reader can paste into a query."""
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, dt.datetime):
+        return f"TIMESTAMP '{value.isoformat(sep=' ')}'"
+    if isinstance(value, dt.date):
+        return f"DATE '{value.isoformat()}'"
+    if isinstance(value, (bytes, bytearray)):
+        return f"X'{value.hex().upper()}'"
+    if isinstance(value, float):  # a plain 2.5 is a DECIMAL to Spark: D makes it a double
+        return f"{value!r}D" if math.isfinite(value) else f"CAST('{_SPARK_FLOATS[str(value)]}' AS DOUBLE)"
+    if isinstance(value, (int, Decimal)):
+        return str(value)
+    text = str(value)
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+_SPARK_FLOATS = {"nan": "NaN", "inf": "Infinity", "-inf": "-Infinity"}
+
+
+def json_value(value: object) -> object:
+    """A value Spark returned, as JSON holds it: numbers, strings, booleans and null as
+    themselves; dates and times in ISO 8601, decimals as text (exact), bytes in hex."""
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else _SPARK_FLOATS[str(value)]
+    if isinstance(value, (dt.date, dt.datetime)):
+        return value.isoformat()
+    if isinstance(value, (bytes, bytearray)):
+        return value.hex()
+    return str(value)
 
 

@@ -32,7 +32,10 @@ if TYPE_CHECKING:
     from sortlint.diagnostics import Finding
     from sortlint.integrations.spark.contracts import TableResult
 
-FORMAT = "sortlint-contracts-report/1"
+# /2: each declaration's `evidence` is an object (its `text`, and the same as data) and says
+# where it is declared; a /1 report (evidence as text) is still read.
+FORMAT = "sortlint-contracts-report/2"
+READABLE = ("sortlint-contracts-report/1", FORMAT)
 
 
 # --- writing ----------------------------------------------------------------------------------
@@ -174,16 +177,16 @@ def read_report(path: Path) -> dict[tuple[str, str, str], Recorded] | None:
         report = json.loads(text)
     except json.JSONDecodeError as error:
         raise UserError(f"not a contracts report (invalid JSON: {error.msg})", path, error.lineno) from None
-    if not isinstance(report, dict) or report.get("format") != FORMAT:
+    if not isinstance(report, dict) or report.get("format") not in READABLE:
         raise UserError(f"not a contracts report (no \"format\": \"{FORMAT}\")", path)
     entries = {}
     try:
         for table in report["tables"]:
             for entry in table["declarations"]:
                 key = (table["table"], entry["kind"], entry["declaration"])
-                entries[key] = Recorded(
-                    entry["status"], entry["evidence"], table["checked_at"], table.get("version")
-                )
+                evidence = entry["evidence"]
+                text = evidence["text"] if isinstance(evidence, dict) else evidence
+                entries[key] = Recorded(entry["status"], text, table["checked_at"], table.get("version"))
     except (KeyError, TypeError) as error:
         raise UserError(f"not a contracts report (malformed entry: {error})", path) from None
     return entries

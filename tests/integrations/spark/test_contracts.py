@@ -6,6 +6,9 @@ partitioned. Every status and every piece of evidence is asserted exactly."""
 
 from __future__ import annotations
 
+import datetime
+import decimal
+import math
 from pathlib import Path
 
 import pytest
@@ -122,7 +125,7 @@ def warehouse(spark, tmp_path_factory):
 def outcomes(warehouse, capsys_module):
     base, config = warehouse
     code, result = run_json(capsys_module, "contracts", "--config", str(config))
-    return code, {(o["table"], o["kind"], o["declaration"]): (o["status"], o["evidence"]) for o in result}, result
+    return code, {(o["table"], o["kind"], o["declaration"]): (o["status"], o["evidence"]["text"]) for o in result}, result
 
 
 @pytest.fixture(scope="module")
@@ -211,7 +214,8 @@ def test_a_file_out_of_order_names_the_file_and_the_first_pair(outcomes, warehou
     file = file_uri(base / "one_out_of_order" / "part-00001.parquet")
     assert found[("one_out_of_order", "ordering", "[k ASC NULLS FIRST]")] == (
         "violated",
-        f"{file}: rows 20 (k=121) and 21 (k=120) are out of order; 1 out-of-order neighbour in 1 of 2 files",
+        f"{file}: rows 21 (k=121) and 22 (k=120) are out of order (rows counted from 1, as stored); "
+        "1 out-of-order neighbour in 1 of 2 files",
     )
 
 
@@ -236,7 +240,8 @@ def test_a_partition_scoped_ordering_is_checked_in_every_partition_file(outcomes
     file = file_uri(base / "daily" / "day=2024-03-02" / "part-0.parquet")
     assert found[("daily", "ordering", "[host ASC NULLS FIRST] within partitions of (day)")] == (
         "violated",
-        f"{file}: rows 1 (host='c') and 2 (host='b') are out of order; 1 out-of-order neighbour in 1 of 3 files",
+        f"{file}: rows 2 (host='c') and 3 (host='b') are out of order (rows counted from 1, as stored); "
+        "1 out-of-order neighbour in 1 of 3 files",
     )
 
 
@@ -278,7 +283,7 @@ def test_bucketed_tables(outcomes, warehouse):
     base, _ = warehouse
     status, evidence = found[("unsorted_buckets", "bucketing", spec)]
     assert status == "violated"
-    assert evidence.startswith(f"file:{base}/unsorted_buckets/part-00000-x_00000.c000.parquet: rows 0 (customer_id=")
+    assert evidence.startswith(f"file:{base}/unsorted_buckets/part-00000-x_00000.c000.parquet: rows 1 (customer_id=")
     assert evidence.endswith("out-of-order neighbours in 4 of 4 files")
     assert found[("misplaced_buckets", "bucketing", "by (customer_id) into 4 buckets")] == (
         "violated",
@@ -320,7 +325,8 @@ def test_a_sample_says_so(warehouse, capsys):
     assert code == 0
     ordering = next(o for o in result if o["kind"] == "ordering")
     assert ordering["status"] == "holds"
-    assert "rows of a 0.5 sample; every file in order" in ordering["evidence"]
+    assert "rows of a 0.5 sample; every file in order" in ordering["evidence"]["text"]
+    assert ordering["evidence"]["sample"] == 0.5
 
 
 def test_an_unknown_table_is_a_usage_error(warehouse, capsys):
@@ -328,3 +334,39 @@ def test_an_unknown_table_is_a_usage_error(warehouse, capsys):
     code, out, err = run_cli(capsys, "contracts", "--config", str(config), "--table", "nope")
     assert code == 2
     assert err == f"error: --table nope: no such source in the catalog ({config})\n"
+
+
+def test_json_evidence_is_data_with_where_the_declaration_is(outcomes, warehouse):
+    """Rows counted from 1, key values as JSON values, the declaration's file and line."""
+    base, config = warehouse
+    _, _, result = outcomes
+    by_key = {(o["table"], o["kind"], o["declaration"]): o for o in result}
+    disorder = by_key[("one_out_of_order", "ordering", "[k ASC NULLS FIRST]")]
+    assert disorder["declared_at"] == {"file": str(config), "line": 9}
+    assert {k: v for k, v in disorder["evidence"].items() if k != "text"} == {
+        "rows": 160, "file": file_uri(base / "one_out_of_order" / "part-00001.parquet"),
+        "rows_out_of_order": [21, 22], "keys": [{"k": 121}, {"k": 120}], "rows_counted": "as stored",
+        "out_of_order": 1, "files_out_of_order": 1, "files": 2,
+    }
+    unique = by_key[("contracts_test.orders", "unique", "(order_id, region)")]
+    assert {k: v for k, v in unique["evidence"].items() if k != "text"} == {
+        "rows": 43, "shared_keys": 2, "examples": [
+            {"key": {"order_id": 7, "region": "EU"}, "rows": 2},
+            {"key": {"order_id": 9, "region": "EU"}, "rows": 2},
+        ],
+    }
+
+
+@pytest.mark.parametrize("value", [
+    None, True, 7, -2.5, 1e-05, float("nan"), float("-inf"), "it's a \\ and ' quote",
+    datetime.datetime(2024, 1, 1, 0, 11, 5, 120), datetime.date(2024, 1, 15), decimal.Decimal("10.20"),
+    b"\x00\xff",
+], ids=repr)
+def test_a_value_in_evidence_is_a_literal_spark_reads_back_as_the_value(spark, value):
+    from sortlint.integrations.spark.contracts import sql_literal
+
+    [row] = spark.sql(f"SELECT {sql_literal(value)} AS v").collect()
+    if isinstance(value, float) and math.isnan(value):
+        assert math.isnan(row["v"])
+    else:
+        assert row["v"] == value and type(row["v"]) is type(value)

@@ -59,7 +59,7 @@ def test_check_cites_what_contracts_recorded(repository, capsys, monkeypatch):
     assert code == 1  # the unique key (customer_id) is violated
     report = json.loads((repository / "reports" / "contracts.json").read_text())
     [table] = report["tables"]
-    assert report["format"] == "sortlint-contracts-report/1"
+    assert report["format"] == "sortlint-contracts-report/2"
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", table["checked_at"])
     assert table["version"]["format"] == "files" and table["version"]["files"] == 2
     assert [(d["kind"], d["declaration"], d["status"]) for d in table["declarations"]] == [
