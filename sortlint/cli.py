@@ -117,7 +117,8 @@ def parser() -> argparse.ArgumentParser:
 def _debug(command: argparse.ArgumentParser) -> None:
     command.add_argument(
         "--debug", action="store_true",
-        help=f"print the traceback of sortlint's own errors (or set {DEBUG}=1)",
+        help=f"print the traceback of sortlint's own errors, and Java's log of a Spark command "
+             f"(or set {DEBUG}=1)",
     )
 
 
@@ -596,7 +597,8 @@ def run_rule(args) -> int:
 def _session(args):
     from sortlint.integrations.spark.session import SparkOptions, spark_session
 
-    return spark_session(SparkOptions(args.master, tuple(args.spark_conf), args.app_name))
+    return spark_session(SparkOptions(args.master, tuple(args.spark_conf), args.app_name,
+                                      java_output=_debugging(args)))
 
 
 def run_catalog(args) -> int:

@@ -17,12 +17,15 @@ one error line (exit code 2), as is a session that fails to start.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
 import shutil
 import socket
 import sys
+import tempfile
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -41,6 +44,9 @@ class SparkOptions:
     master: str | None = None
     conf: tuple[tuple[str, str], ...] = ()
     app_name: str = "sortlint"
+    # Java's own output (log4j's console, the JVM's warnings) on the terminal; else it goes
+    # to a log file, which an error names (`--debug`).
+    java_output: bool = False
 
 
 def parse_conf(text: str) -> tuple[str, str]:
@@ -84,10 +90,14 @@ def spark_session(options: SparkOptions) -> SparkSession:
         builder = builder.enableHiveSupport()
     for key, value in options.conf:
         builder = builder.config(key, value)
-    try:
-        spark = builder.getOrCreate()
-    except (PySparkException, Py4JError, OSError) as error:
-        raise UserError(f"cannot start Spark: {first_line(error)}") from None
+    with _java_output_kept(options.java_output) as log:
+        try:
+            spark = builder.getOrCreate()
+        except (PySparkException, Py4JError, OSError) as error:
+            said = "" if log is None else _java_said(log)
+            raise UserError(f"cannot start Spark: {first_line(error)}{said}") from None
+        if log is not None:
+            log.unlink()  # the JVM writes on into the file it holds, which goes with it
     spark.sparkContext.setLogLevel("ERROR")
     return spark
 
@@ -111,6 +121,39 @@ def _require_reachable(master: str) -> None:
         except OSError as error:
             reasons.append(f"{address}: {error.strerror or error}")
     raise UserError(f"cannot reach the Spark master {master} ({'; '.join(reasons)})")
+
+
+@contextlib.contextmanager
+def _java_output_kept(shown: bool) -> Iterator[Path | None]:
+    """While the JVM starts, its standard output and error are a log file's, which it keeps
+    for its life: a Spark command prints its results, not pages of log4j lines and JVM
+    warnings. None (the terminal's) when `shown`."""
+    if shown:
+        yield None
+        return
+    handle, name = tempfile.mkstemp(prefix="sortlint-spark-", suffix=".log")
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = [os.dup(1), os.dup(2)]
+    try:
+        os.dup2(handle, 1)
+        os.dup2(handle, 2)
+        yield Path(name)
+    finally:
+        os.dup2(saved[0], 1)
+        os.dup2(saved[1], 2)
+        for descriptor in (*saved, handle):
+            os.close(descriptor)
+
+
+def _java_said(log: Path) -> str:
+    """What the JVM said last before it failed (not a stack frame, not a warning), and where
+    the rest is."""
+    lines = [line.strip() for line in log.read_text(errors="replace").splitlines()]
+    said = [line for line in lines if line and not line.startswith("at ") and " WARN " not in line
+            and " INFO " not in line]
+    cause = f"Java said: {said[-1]}; " if said else ""
+    return f" ({cause}the whole log: {log})"
 
 
 def _hive_on_classpath() -> bool:

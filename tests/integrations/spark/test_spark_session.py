@@ -4,6 +4,7 @@ line and exit code 2, before anything is started; `--spark-conf` must be key=val
 from __future__ import annotations
 
 import importlib.util
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -89,3 +90,39 @@ def test_a_standalone_master_that_does_not_answer_is_one_line_with_the_cause(tmp
     assert (code, out) == (2, "")
     assert err == (f"error: cannot reach the Spark master {master} (127.0.0.1:{port}: Connection refused; "
                    "localhost:x: not host:port)\n")
+
+
+def spark_command(tmp_path: Path, *arguments: str) -> subprocess.CompletedProcess:
+    """`sortlint contracts` in a process of its own: it starts its own JVM."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    (tmp_path / "t").mkdir(exist_ok=True)
+    pq.write_table(pa.table({"a": [1, 2, 3]}), tmp_path / "t" / "part-0.parquet")
+    (tmp_path / "sortlint.yml").write_text(f"sources:\n  t:\n    location: {tmp_path / 't'}\n    unique: [[a]]\n")
+    root = Path(__file__).resolve().parents[3]
+    return subprocess.run(
+        [sys.executable, "-m", "sortlint", "contracts", *arguments], cwd=tmp_path, capture_output=True,
+        text=True, timeout=600, env={**os.environ, "PYTHONPATH": str(root), "TMPDIR": str(tmp_path)},
+    )
+
+
+@pytest.mark.spark
+def test_a_spark_command_prints_its_results_not_javas_log(tmp_path):
+    done = spark_command(tmp_path)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout == (
+        "sortlint.yml:2: t: unique (a): holds: no two of 3 rows share a key\n"
+        "Checked 1 declaration of 1 table: 1 hold, 0 violated, 0 not checked.\n"
+    )
+    assert list(tmp_path.glob("sortlint-spark-*.log")) == []  # gone with the session
+
+
+def test_a_jvm_that_cannot_start_is_one_line_with_javas_reason_and_its_log(tmp_path):
+    done = spark_command(tmp_path, "--spark-conf", "spark.driver.memory=1k")
+    [log] = tmp_path.glob("sortlint-spark-*.log")
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (
+        "error: cannot start Spark: [JAVA_GATEWAY_EXITED] Java gateway process exited before sending "
+        f"its port number. (Java said: Too small maximum heap; the whole log: {log})\n"
+    )
