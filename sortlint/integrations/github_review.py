@@ -108,7 +108,9 @@ def client(pr: PullRequest, environ: Mapping[str, str], notify: Callable[[str], 
         "Accept": "application/vnd.github+json",
         "X-GitHub-Api-Version": "2022-11-28",
     }
-    return Client(pr.api_url, headers, token, "GitHub", "GITHUB_TOKEN", frozenset({422}), notify)
+    return Client(
+        pr.api_url, headers, token, "GitHub", "GITHUB_TOKEN", frozenset({422}), notify, address_hint="GITHUB_API_URL"
+    )
 
 
 def review_request(todo: Plan, head: str, errors: Sequence[UserError] = ()) -> dict:

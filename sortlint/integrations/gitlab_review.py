@@ -94,7 +94,10 @@ def client(mr: MergeRequest, environ: Mapping[str, str], notify: Callable[[str],
     token = environ.get("GITLAB_TOKEN")
     if not token:
         raise UserError("no token: set GITLAB_TOKEN (a project access token with the api scope)")
-    return Client(mr.api_url, {"PRIVATE-TOKEN": token}, token, "GitLab", "GITLAB_TOKEN", frozenset({400}), notify)
+    return Client(
+        mr.api_url, {"PRIVATE-TOKEN": token}, token, "GitLab", "GITLAB_TOKEN", frozenset({400}), notify,
+        address_hint="CI_API_V4_URL",
+    )
 
 
 def diff_refs(gitlab: Client, mr: MergeRequest) -> dict[str, str]:

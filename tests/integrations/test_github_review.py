@@ -342,3 +342,23 @@ def test_dry_run_prints_the_review_and_contacts_nothing(pull_request, monkeypatc
 
 def test_exit_zero(pull_request, capsys):
     assert main(["review", "--exit-zero"]) == 0
+
+
+def test_a_redirect_to_another_address_gets_no_token(pull_request, capsys):
+    """An API answering with a redirect elsewhere (a wrong address, a hostile proxy) is
+    refused: the token goes only to the API's own address."""
+    repo, api, head = pull_request
+    with FakeApi(token="") as elsewhere:
+        redirect = Answer(302, {"Location": f"{elsewhere.url}/collect"})
+        api.answer_next(*[redirect] * 5)
+        assert main(["review"]) == 2
+        assert capsys.readouterr().err == (
+            f"error: GitHub: GET /repos/{REPOSITORY}/pulls/{NUMBER}/files was redirected to another address "
+            f"({elsewhere.url}), which is not followed: the token goes only to {api.url} (check GITHUB_API_URL "
+            "or --api-url)\n"
+        )
+        assert elsewhere.requests == []
+    [asked] = api.requests
+    assert (asked.method, asked.path, asked.headers["authorization"]) == (
+        "GET", f"/repos/{REPOSITORY}/pulls/{NUMBER}/files", f"Bearer {api.token}",
+    )

@@ -190,3 +190,17 @@ def test_dry_run(merge_request, monkeypatch, capsys):
     assert len(printed["discussions"]) == 7
     assert printed["note"]["body"].startswith("<!-- sortlint:summary -->\n**sortlint** found 8 findings")
     assert api.requests == []
+
+
+def test_a_redirect_to_another_address_gets_no_token(merge_request, capsys):
+    repo, api, refs = merge_request
+    with FakeApi(token="") as elsewhere:
+        api.answer_next(*[Answer(307, {"Location": f"{elsewhere.url}/api/v4/collect"})] * 5)
+        assert main(["review", "--gitlab"]) == 2
+        assert capsys.readouterr().err == (
+            f"error: GitLab: GET {MR} was redirected to another address ({elsewhere.url}), which is not "
+            f"followed: the token goes only to {api.url} (check CI_API_V4_URL or --api-url)\n"
+        )
+        assert elsewhere.requests == []
+    [asked] = api.requests
+    assert (asked.method, asked.path, asked.headers["private-token"]) == ("GET", MR, api.token)
