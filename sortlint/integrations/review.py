@@ -14,6 +14,7 @@ and edits its comments on findings that are gone to say so.
 from __future__ import annotations
 
 import re
+import shlex
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -211,7 +212,7 @@ def summary_body(plan: Plan, platform: str, errors: Sequence[UserError] = ()) ->
     if fixable_findings:
         unsafe = sum(1 for f in fixable_findings if f.finding.fix.applicability is Applicability.UNSAFE)
         paths = sorted({f.path for f in fixable_findings})
-        command = "sortlint check --fix " + " ".join(paths)
+        command = "sortlint check --fix " + " ".join(map(shlex.quote, paths))  # to be pasted into a shell
         lines += [
             "",
             f"{len(fixable_findings)} {'has' if len(fixable_findings) == 1 else 'have'} a fix: apply the "

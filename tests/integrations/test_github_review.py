@@ -362,3 +362,20 @@ def test_a_redirect_to_another_address_gets_no_token(pull_request, capsys):
     assert (asked.method, asked.path, asked.headers["authorization"]) == (
         "GET", f"/repos/{REPOSITORY}/pulls/{NUMBER}/files", f"Bearer {api.token}",
     )
+
+
+def test_the_fix_command_quotes_paths_for_a_shell(pull_request, monkeypatch, capsys):
+    repo, api, head = pull_request
+    query = "SELECT host, level FROM telemetry.events WHERE level = 'WARN' ORDER BY level, host;\n"
+    write(Path(repo.working_tree_dir), {"sql/daily report é.sql": query, "sql/it's $HOME.sql": query})
+    commit(repo, "two reports")
+    monkeypatch.delenv("GITHUB_EVENT_PATH")
+    assert main(["review", "--dry-run", "--base", "main"]) == 1
+    body = json.loads(capsys.readouterr().out)["body"]
+    [fixes] = [line for line in body.split("\n") if " have a fix: " in line]
+    assert fixes == (
+        "8 have a fix: apply the suggestions, or run `sortlint check --fix dbt/models/host_events.sql "
+        "jobs/latency_job.py 'sql/daily report é.sql' sql/errors.sql 'sql/it'\"'\"'s $HOME.sql' sql/latency.sql "
+        "sql/new_report.sql` locally (add `--unsafe-fixes` for the 3 that rest on a declaration the engine does "
+        "not enforce)."
+    )
