@@ -146,9 +146,10 @@ def shown_by(diff: Mapping[str, ShownLines]) -> Callable[[ReviewFinding], bool]:
     return shown
 
 
-def check_reviewable(reviewed: Sequence[ReviewFinding], changes: Changes, head: str, posting: bool) -> None:
+def check_reviewable(reviewed: Sequence[ReviewFinding], changes: Changes, head: str) -> None:
     """A review's lines are those of the work tree: it must hold the reviewed commit, and
-    (when posting) the commented files as committed."""
+    the commented files as committed. A dry run is refused alike, so that it never shows a
+    comment the review would not post."""
     if head != changes.head:
         raise UserError(
             f"the work tree is at commit {changes.head[:12]}, not at the reviewed head "
@@ -156,7 +157,7 @@ def check_reviewable(reviewed: Sequence[ReviewFinding], changes: Changes, head: 
             "GitHub Actions: actions/checkout with `ref: ${{ github.event.pull_request.head.sha }}`)"
         )
     dirty = sorted({r.path for r in reviewed} & changes.uncommitted)
-    if posting and dirty:
+    if dirty:
         raise UserError(
             f"{', '.join(dirty)}: not as committed in {head[:12]}; the review would point at "
             "lines the commit does not have: commit or stash first"

@@ -379,3 +379,25 @@ def test_the_fix_command_quotes_paths_for_a_shell(pull_request, monkeypatch, cap
         "sql/new_report.sql` locally (add `--unsafe-fixes` for the 3 that rest on a declaration the engine does "
         "not enforce)."
     )
+
+
+def test_dry_run_refuses_uncommitted_and_untracked_files_as_the_review_does(pull_request, monkeypatch, capsys):
+    repo, api, head = pull_request
+    monkeypatch.delenv("GITHUB_TOKEN")
+    root = Path(repo.working_tree_dir)
+    (root / "sql/new_report.sql").write_text("\n" + (root / "sql/new_report.sql").read_text())
+    write(root, {"sql/draft.sql": "SELECT host, level FROM telemetry.events WHERE level = 'WARN' ORDER BY level, host;\n"})
+    assert main(["review", "--dry-run"]) == 2
+    assert capsys.readouterr() == (
+        "",
+        f"error: sql/draft.sql, sql/new_report.sql: not as committed in {head[:12]}; the review would point at "
+        "lines the commit does not have: commit or stash first\n",
+    )
+    (root / "sql/new_report.sql").unlink()
+    repo.git.checkout("--", "sql/new_report.sql")
+    assert main(["review", "--dry-run"]) == 2
+    assert capsys.readouterr().err == (
+        f"error: sql/draft.sql: not as committed in {head[:12]}; the review would point at lines the commit "
+        "does not have: commit or stash first\n"
+    )
+    assert api.requests == []
