@@ -30,7 +30,6 @@ Nothing here imports sqlfluff; rendering is `sortlint.sources.dbt.rendering`.
 from __future__ import annotations
 
 import contextlib
-import os
 import re
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -46,6 +45,7 @@ from sortlint.config import DbtOptions, Source, parse_source
 from sortlint.config import nodes
 from sortlint.config.model import Target
 from sortlint.errors import ConfigError, UserError
+from sortlint.sources.dbt.secret_env import env_value
 from sortlint.store import digest
 
 PROJECT_FILE = "dbt_project.yml"
@@ -709,11 +709,10 @@ def builtins(
         )
 
     def env_var(variable: str, *default: str) -> str:
-        if variable in os.environ:
-            return os.environ[variable]
-        if default:
-            return default[0]
-        raise RenderFailure(f"env var required but not provided: {variable!r}")
+        value = env_value(variable, *default[:1])
+        if value is None:
+            raise RenderFailure(f"env var required but not provided: {variable!r}")
+        return value
 
     return {
         "ref": ref,
@@ -827,7 +826,7 @@ def render_setting(value: str, name: str, variables: Mapping[str, object]) -> ob
     try:
         rendered = environment.from_string(value).render(
             target=target, var=lambda key, default=None: variables.get(key, default),
-            env_var=lambda key, default=None: os.environ.get(key, default),
+            env_var=env_value,
         )
     except Exception:  # whatever the setting's own Jinja raises: not known
         return None
