@@ -64,9 +64,9 @@ class Response:
 @dataclass
 class Client:
     """Requests to one API (`base_url`, e.g. https://api.github.com) with `headers` (the
-    token's among them). `service` names the API in messages, `token_hint` says where
-    the token came from and `address_hint` where the address did. `notify` is told of each wait; `sleep` and `clock` are time's
-    (tests pass their own)."""
+    token's among them). `service` names the API in messages, `token_hint` says where the
+    token came from and `address_hint` where the address did. `notify` is told of each
+    wait; `sleep` and `clock` are time's (tests pass their own)."""
 
     base_url: str
     headers: Mapping[str, str]

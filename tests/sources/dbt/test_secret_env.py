@@ -12,12 +12,11 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "integrations"))
-from git_repos import commit, new_repo  # noqa: E402
+from integrations.git_repos import commit, new_repo
 
-from sortlint.config import DbtOptions  # noqa: E402
-from sortlint.sources.dbt import compiled as dbt_compiled  # noqa: E402
-from sortlint.sources.dbt import project as dbt_project  # noqa: E402
+from sortlint.config import DbtOptions
+from sortlint.sources.dbt import compiled as dbt_compiled
+from sortlint.sources.dbt import project as dbt_project
 
 ROOT = Path(__file__).resolve().parents[3]
 # Each kind of variable that holds a secret, with a value no output may show.
@@ -92,7 +91,7 @@ def test_no_output_and_no_cache_file_holds_a_secret(shop, renderer, monkeypatch)
         dbt_project.forget()
         rendered = dbt_compiled.compiled_project(dbt_project.load_project(shop / "shop"), DbtOptions(renderer="dbt"))
         assert rendered is not None and rendered.failure is None
-        assert {model.name: model.text for model in rendered.models.values()} == {
+        assert {rendering.name: rendering.text for rendering in rendered.models.values()} == {
             variable.lower(): model(variable).replace(f'{{{{ env_var("{variable}") }}}}', f"hidden_env_var_{variable}")
             for variable in SECRETS
         } | {"region": model("REGION").replace('{{ env_var("REGION") }}', "eu-west-1")}
@@ -109,12 +108,14 @@ def test_no_output_and_no_cache_file_holds_a_secret(shop, renderer, monkeypatch)
         finding("warehouse_password", "hidden_env_var_warehouse_password"),
         "Found 8 findings in 8 files.",
     ]
-    outputs = [text.stdout]
-    for output_format in ("json", "sarif"):
-        report = sortlint(shop, renderer, "check", "--output-format", output_format, "shop")
-        assert report.returncode == 1 and report.stderr == ""
-        assert len(json.dumps(json.loads(report.stdout))) > 0
-        outputs.append(report.stdout)
+    messages = [line.split(" [*] ")[1].removesuffix(" [query]") for line in text.stdout.splitlines()[:-1]]
+    as_json = sortlint(shop, renderer, "check", "--output-format", "json", "shop")
+    assert as_json.returncode == 1 and as_json.stderr == ""
+    assert [entry["message"] for entry in json.loads(as_json.stdout)] == messages
+    sarif = sortlint(shop, renderer, "check", "--output-format", "sarif", "shop")
+    assert sarif.returncode == 1 and sarif.stderr == ""
+    assert [result["message"]["text"] for result in json.loads(sarif.stdout)["runs"][0]["results"]] == messages
+    outputs = [text.stdout, as_json.stdout, sarif.stdout]
     review = sortlint(shop, renderer, "review", "--dry-run", "--base", "main", "shop")
     assert review.returncode == 1 and review.stderr == ""
     assert len(json.loads(review.stdout)["comments"]) == 8
