@@ -108,7 +108,9 @@ def client(pr: PullRequest, environ: Mapping[str, str], notify: Callable[[str], 
         "Accept": "application/vnd.github+json",
         "X-GitHub-Api-Version": "2022-11-28",
     }
-    return Client(pr.api_url, headers, token, "GitHub", "GITHUB_TOKEN", frozenset({422}), notify)
+    return Client(
+        pr.api_url, headers, token, "GitHub", "GITHUB_TOKEN", frozenset({422}), notify, address_hint="GITHUB_API_URL"
+    )
 
 
 def review_request(todo: Plan, head: str, errors: Sequence[UserError] = ()) -> dict:
@@ -147,7 +149,7 @@ def earlier_review(github: Client, pr: PullRequest) -> Earlier:
 def dry_run(pr: PullRequest, reviewed: Sequence[ReviewFinding], changes: Changes, errors: Sequence[UserError]) -> dict:
     """The review a first run would post, with the local diff standing for GitHub's."""
     head = pr.head or changes.head
-    check_reviewable(reviewed, changes, head, posting=False)
+    check_reviewable(reviewed, changes, head)
     local = {path: change.lines for path, change in changes.files.items()}
     return review_request(plan(reviewed, shown_by(local)), head, errors)
 
@@ -158,7 +160,7 @@ def run(
 ) -> str:
     """Post the review: new findings, and earlier comments on gone ones edited; what was done."""
     head = pr.head or changes.head
-    check_reviewable(reviewed, changes, head, posting=True)
+    check_reviewable(reviewed, changes, head)
     todo = plan(reviewed, shown_by(pull_diff(github, pr)), earlier_review(github, pr))
     done = []
     if todo.new:

@@ -94,7 +94,10 @@ def client(mr: MergeRequest, environ: Mapping[str, str], notify: Callable[[str],
     token = environ.get("GITLAB_TOKEN")
     if not token:
         raise UserError("no token: set GITLAB_TOKEN (a project access token with the api scope)")
-    return Client(mr.api_url, {"PRIVATE-TOKEN": token}, token, "GitLab", "GITLAB_TOKEN", frozenset({400}), notify)
+    return Client(
+        mr.api_url, {"PRIVATE-TOKEN": token}, token, "GitLab", "GITLAB_TOKEN", frozenset({400}), notify,
+        address_hint="CI_API_V4_URL",
+    )
 
 
 def diff_refs(gitlab: Client, mr: MergeRequest) -> dict[str, str]:
@@ -142,7 +145,7 @@ def earlier_discussions(gitlab: Client, mr: MergeRequest) -> Earlier:
 
 def dry_run(mr: MergeRequest, reviewed: Sequence[ReviewFinding], changes: Changes, errors: Sequence[UserError]) -> dict:
     """What a first run would post, with the local diff and commits standing for GitLab's."""
-    check_reviewable(reviewed, changes, changes.head, posting=False)
+    check_reviewable(reviewed, changes, changes.head)
     refs = {"base_sha": changes.base, "start_sha": changes.target, "head_sha": changes.head}
     local = {path: DiffFile(change.old_path or path, change.lines) for path, change in changes.files.items()}
     todo = plan(reviewed, shown_by({path: file.lines for path, file in local.items()}))
@@ -159,7 +162,7 @@ def run(
     """Open a thread per new finding, post the summary, and edit the threads on gone
     findings; what was done."""
     refs = diff_refs(gitlab, mr)
-    check_reviewable(reviewed, changes, refs["head_sha"], posting=True)
+    check_reviewable(reviewed, changes, refs["head_sha"])
     diff = merge_request_diff(gitlab, mr)
     todo = plan(reviewed, shown_by({path: file.lines for path, file in diff.items()}), earlier_discussions(gitlab, mr))
     refused: list[ReviewFinding] = []

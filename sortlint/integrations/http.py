@@ -4,7 +4,9 @@ What users need from it: a list read whole (pages followed through the `Link` he
 rate limit waited out (GitHub's and GitLab's 403/429 with `Retry-After` or a reset time) a
 bounded number of times, and every failure turned into one line that says what to do.
 The token goes into a header and never into a message: any text a server sends back is
-shown with the token blotted out.
+shown with the token blotted out. It goes only to the API's own origin (scheme, host and
+port): a redirect within it is followed with the token, a redirect to any other address is
+refused, and so is a next page elsewhere.
 """
 
 from __future__ import annotations
@@ -28,6 +30,25 @@ PAGES = 100  # pages read of one list at most
 TIMEOUT = 30.0  # seconds for a request's connection and each read
 
 
+class _CrossOriginRedirect(Exception):
+    def __init__(self, address: str) -> None:
+        self.address = address
+
+
+class _SameOriginRedirects(urllib.request.HTTPRedirectHandler):
+    """urllib follows a redirect with the request's headers, the token's among them: one
+    that leaves the request's origin is stopped before anything is sent there."""
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
+        if _origin(newurl) != _origin(req.full_url):
+            fp.close()
+            raise _CrossOriginRedirect(newurl)
+        return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+
+_OPENER = urllib.request.build_opener(_SameOriginRedirects)
+
+
 class Rejected(UserError):
     """The server refused a request's content (GitHub's 422, GitLab's 400). A caller that
     knows what to do instead catches it; otherwise it is reported like any failure."""
@@ -43,9 +64,9 @@ class Response:
 @dataclass
 class Client:
     """Requests to one API (`base_url`, e.g. https://api.github.com) with `headers` (the
-    token's among them). `service` names the API in messages and `token_hint` says where
-    the token came from. `notify` is told of each wait; `sleep` and `clock` are time's
-    (tests pass their own)."""
+    token's among them). `service` names the API in messages, `token_hint` says where the
+    token came from and `address_hint` where the address did. `notify` is told of each
+    wait; `sleep` and `clock` are time's (tests pass their own)."""
 
     base_url: str
     headers: Mapping[str, str]
@@ -56,6 +77,7 @@ class Client:
     notify: Callable[[str], None] = lambda message: None
     sleep: Callable[[float], None] = time.sleep
     clock: Callable[[], float] = time.time
+    address_hint: str = "the API's address"
 
     def get(self, path: str, query: Mapping[str, object] | None = None) -> object:
         return self.request("GET", path, query=query).data
@@ -100,8 +122,14 @@ class Client:
         for attempt in range(RETRIES + 1):
             request = urllib.request.Request(url, data=data, headers=headers, method=method)
             try:
-                with urllib.request.urlopen(request, timeout=TIMEOUT) as reply:
+                with _OPENER.open(request, timeout=TIMEOUT) as reply:
                     return Response(reply.status, reply.headers, _decoded(reply.read()))
+            except _CrossOriginRedirect as redirect:
+                raise UserError(
+                    f"{self.service}: {what} was redirected to another address ({_origin(redirect.address)}), "
+                    f"which is not followed: the token goes only to {_origin(self.base_url)} "
+                    f"(check {self.address_hint} or --api-url)"
+                ) from None
             except urllib.error.HTTPError as error:
                 with error:
                     text = error.read().decode("utf-8", "replace")

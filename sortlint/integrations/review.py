@@ -14,6 +14,7 @@ and edits its comments on findings that are gone to say so.
 from __future__ import annotations
 
 import re
+import shlex
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -145,9 +146,10 @@ def shown_by(diff: Mapping[str, ShownLines]) -> Callable[[ReviewFinding], bool]:
     return shown
 
 
-def check_reviewable(reviewed: Sequence[ReviewFinding], changes: Changes, head: str, posting: bool) -> None:
+def check_reviewable(reviewed: Sequence[ReviewFinding], changes: Changes, head: str) -> None:
     """A review's lines are those of the work tree: it must hold the reviewed commit, and
-    (when posting) the commented files as committed."""
+    the commented files as committed. A dry run is refused alike, so that it never shows a
+    comment the review would not post."""
     if head != changes.head:
         raise UserError(
             f"the work tree is at commit {changes.head[:12]}, not at the reviewed head "
@@ -155,7 +157,7 @@ def check_reviewable(reviewed: Sequence[ReviewFinding], changes: Changes, head: 
             "GitHub Actions: actions/checkout with `ref: ${{ github.event.pull_request.head.sha }}`)"
         )
     dirty = sorted({r.path for r in reviewed} & changes.uncommitted)
-    if posting and dirty:
+    if dirty:
         raise UserError(
             f"{', '.join(dirty)}: not as committed in {head[:12]}; the review would point at "
             "lines the commit does not have: commit or stash first"
@@ -211,7 +213,7 @@ def summary_body(plan: Plan, platform: str, errors: Sequence[UserError] = ()) ->
     if fixable_findings:
         unsafe = sum(1 for f in fixable_findings if f.finding.fix.applicability is Applicability.UNSAFE)
         paths = sorted({f.path for f in fixable_findings})
-        command = "sortlint check --fix " + " ".join(paths)
+        command = "sortlint check --fix " + " ".join(map(shlex.quote, paths))  # to be pasted into a shell
         lines += [
             "",
             f"{len(fixable_findings)} {'has' if len(fixable_findings) == 1 else 'have'} a fix: apply the "

@@ -342,3 +342,62 @@ def test_dry_run_prints_the_review_and_contacts_nothing(pull_request, monkeypatc
 
 def test_exit_zero(pull_request, capsys):
     assert main(["review", "--exit-zero"]) == 0
+
+
+def test_a_redirect_to_another_address_gets_no_token(pull_request, capsys):
+    """An API answering with a redirect elsewhere (a wrong address, a hostile proxy) is
+    refused: the token goes only to the API's own address."""
+    repo, api, head = pull_request
+    with FakeApi(token="") as elsewhere:
+        redirect = Answer(302, {"Location": f"{elsewhere.url}/collect"})
+        api.answer_next(*[redirect] * 5)
+        assert main(["review"]) == 2
+        assert capsys.readouterr().err == (
+            f"error: GitHub: GET /repos/{REPOSITORY}/pulls/{NUMBER}/files was redirected to another address "
+            f"({elsewhere.url}), which is not followed: the token goes only to {api.url} (check GITHUB_API_URL "
+            "or --api-url)\n"
+        )
+        assert elsewhere.requests == []
+    [asked] = api.requests
+    assert (asked.method, asked.path, asked.headers["authorization"]) == (
+        "GET", f"/repos/{REPOSITORY}/pulls/{NUMBER}/files", f"Bearer {api.token}",
+    )
+
+
+def test_the_fix_command_quotes_paths_for_a_shell(pull_request, monkeypatch, capsys):
+    repo, api, head = pull_request
+    query = "SELECT host, level FROM telemetry.events WHERE level = 'WARN' ORDER BY level, host;\n"
+    write(Path(repo.working_tree_dir), {"sql/daily report é.sql": query, "sql/it's $HOME.sql": query})
+    commit(repo, "two reports")
+    monkeypatch.delenv("GITHUB_EVENT_PATH")
+    assert main(["review", "--dry-run", "--base", "main"]) == 1
+    body = json.loads(capsys.readouterr().out)["body"]
+    [fixes] = [line for line in body.split("\n") if " have a fix: " in line]
+    assert fixes == (
+        "8 have a fix: apply the suggestions, or run `sortlint check --fix dbt/models/host_events.sql "
+        "jobs/latency_job.py 'sql/daily report é.sql' sql/errors.sql 'sql/it'\"'\"'s $HOME.sql' sql/latency.sql "
+        "sql/new_report.sql` locally (add `--unsafe-fixes` for the 3 that rest on a declaration the engine does "
+        "not enforce)."
+    )
+
+
+def test_dry_run_refuses_uncommitted_and_untracked_files_as_the_review_does(pull_request, monkeypatch, capsys):
+    repo, api, head = pull_request
+    monkeypatch.delenv("GITHUB_TOKEN")
+    root = Path(repo.working_tree_dir)
+    (root / "sql/new_report.sql").write_text("\n" + (root / "sql/new_report.sql").read_text())
+    write(root, {"sql/draft.sql": "SELECT host, level FROM telemetry.events WHERE level = 'WARN' ORDER BY level, host;\n"})
+    assert main(["review", "--dry-run"]) == 2
+    assert capsys.readouterr() == (
+        "",
+        f"error: sql/draft.sql, sql/new_report.sql: not as committed in {head[:12]}; the review would point at "
+        "lines the commit does not have: commit or stash first\n",
+    )
+    (root / "sql/new_report.sql").unlink()
+    repo.git.checkout("--", "sql/new_report.sql")
+    assert main(["review", "--dry-run"]) == 2
+    assert capsys.readouterr().err == (
+        f"error: sql/draft.sql: not as committed in {head[:12]}; the review would point at lines the commit "
+        "does not have: commit or stash first\n"
+    )
+    assert api.requests == []

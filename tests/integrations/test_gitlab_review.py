@@ -190,3 +190,33 @@ def test_dry_run(merge_request, monkeypatch, capsys):
     assert len(printed["discussions"]) == 7
     assert printed["note"]["body"].startswith("<!-- sortlint:summary -->\n**sortlint** found 8 findings")
     assert api.requests == []
+
+
+def test_a_redirect_to_another_address_gets_no_token(merge_request, capsys):
+    repo, api, refs = merge_request
+    with FakeApi(token="") as elsewhere:
+        api.answer_next(*[Answer(307, {"Location": f"{elsewhere.url}/api/v4/collect"})] * 5)
+        assert main(["review", "--gitlab"]) == 2
+        assert capsys.readouterr().err == (
+            f"error: GitLab: GET {MR} was redirected to another address ({elsewhere.url}), which is not "
+            f"followed: the token goes only to {api.url} (check CI_API_V4_URL or --api-url)\n"
+        )
+        assert elsewhere.requests == []
+    [asked] = api.requests
+    assert (asked.method, asked.path, asked.headers["private-token"]) == ("GET", MR, api.token)
+
+
+def test_dry_run_refuses_uncommitted_files_as_the_review_does(merge_request, monkeypatch, capsys):
+    repo, api, refs = merge_request
+    monkeypatch.delenv("GITLAB_TOKEN")
+    path = Path(repo.working_tree_dir) / "sql/errors.sql"
+    path.write_text("\n" + path.read_text())
+    assert main(["review", "--gitlab", "--dry-run"]) == 2
+    assert capsys.readouterr() == (
+        "",
+        f"error: sql/errors.sql: not as committed in {refs['head_sha'][:12]}; the review would point at lines "
+        "the commit does not have: commit or stash first\n",
+    )
+    monkeypatch.setenv("GITLAB_TOKEN", api.token)
+    assert main(["review", "--gitlab"]) == 2  # as the review itself refuses
+    assert capsys.readouterr().err.startswith("error: sql/errors.sql: not as committed in ")

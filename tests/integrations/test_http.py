@@ -43,7 +43,7 @@ def client(api: FakeApi, token: str = TOKEN, clock: Clock | None = None, notices
     clock = clock or Clock()
     return Client(
         api.url, {"Authorization": f"Bearer {token}"}, token, "GitHub", "GITHUB_TOKEN",
-        frozenset({422}), (notices if notices is not None else []).append, clock.sleep, clock,
+        frozenset({422}), (notices if notices is not None else []).append, clock.sleep, clock, "GITHUB_API_URL",
     )
 
 
@@ -168,3 +168,26 @@ def test_next_page_in_a_link_header():
     assert next_page(link) == "https://api.github.com/x?page=2"
     assert next_page('<https://gitlab.example.com/x?page=1>; rel="first"') is None
     assert next_page("") is None
+
+
+def test_a_redirect_within_the_api_is_followed_with_the_token(api):
+    api.answer_next(Answer(301, {"Location": f"{api.url}{PATH}?moved=1"}))
+    assert client(api).get(PATH) == FILES[:2]
+    assert [(r.path, r.query, r.headers["authorization"]) for r in api.requests] == [
+        (PATH, {}, f"Bearer {TOKEN}"),
+        (PATH, {"moved": "1"}, f"Bearer {TOKEN}"),
+    ]
+
+
+def test_a_redirect_to_another_address_is_not_followed(api):
+    with FakeApi(token="") as elsewhere:
+        api.answer_next(Answer(302, {"Location": f"{elsewhere.url}/collect"}))
+        with pytest.raises(UserError) as raised:
+            client(api).request("POST", PATH, {"body": "x"})
+        assert elsewhere.requests == []
+    assert str(raised.value) == (
+        f"GitHub: POST {PATH} was redirected to another address ({elsewhere.url}), which is not followed: "
+        f"the token goes only to {api.url} (check GITHUB_API_URL or --api-url)"
+    )
+    [asked] = api.requests
+    assert (asked.method, asked.headers["authorization"], asked.body) == ("POST", f"Bearer {TOKEN}", {"body": "x"})

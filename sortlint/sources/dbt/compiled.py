@@ -19,7 +19,9 @@ something while it renders (`adapter.get_relation`, `get_columns_in_relation`,
 A fresh `target/manifest.json` (written by the user's own `dbt compile` or `dbt run` after
 the last change to the project) is read instead of compiling again. It holds each model's
 compiled code but not where each piece came from, so its renderings are mapped back to the
-raw text by matching their literal text, and fixes in them are never applied.
+raw text by matching their literal text, and fixes in them are never applied. A manifest
+holding a secret's value (`sortlint.sources.dbt.secret_env`) is not read: dbt renders the
+project again, with placeholders.
 
 A project dbt cannot parse, or a model dbt cannot compile, is left to the built-in renderer
 (`sortlint.sources.dbt.rendering`), with dbt's reason kept for the error when that fails too.
@@ -44,6 +46,7 @@ import yaml
 import sortlint
 from sortlint.config import Config, DbtOptions
 from sortlint.sources.dbt.project import Project
+from sortlint.sources.dbt.secret_env import secret_values
 
 # Files of a project whose content changes what dbt renders.
 INPUT_SUFFIXES = (".sql", ".yml", ".yaml", ".py", ".md", ".csv", ".jinja", ".j2")
@@ -358,6 +361,9 @@ def fresh_manifest(project: Project) -> CompiledProject | None:
     if not nodes or not all(node.get("compiled") and node.get("compiled_code") for node in nodes
                             if node.get("language", "sql") == "sql"):
         return None  # `dbt parse` writes a manifest too, without compiled code
+    hidden = secret_values()
+    if any(value in (node.get("compiled_code") or "") for node in nodes for value in hidden):
+        return None  # rendered with a secret's value: dbt renders the project again, with placeholders
     models = []
     for node in nodes:
         file = project.root / node["original_file_path"]

@@ -40,6 +40,7 @@ import yaml
 from sortlint.config import nodes
 from sortlint.store import digest
 from sortlint.sources.dbt.project import FILTERS, PROJECT_FILE, Project, RenderFailure
+from sortlint.sources.dbt.secret_env import env_value
 
 ADAPTER = "spark"  # the adapter whose macros dispatch finds first (`spark__x`)
 INTERNAL = "dbt"  # the namespace of dbt's global project and the adapter's macros
@@ -670,7 +671,7 @@ def named_by_project(project: Project, configs: Mapping[str, Mapping[str, Any]])
 
     target = ProfileTarget("dev", project.name, ADAPTER, profile_name=project.name)
     base = {"target": target, "var": lambda name, default=None: project.vars.get(name, default),
-            "env_var": lambda name, default="": __import__("os").environ.get(name, default),
+            "env_var": lambda name, default="": env_value(name, default),
             "return": _return, "exceptions": Exceptions(), "modules": {"datetime": datetime,
             "re": re, "itertools": itertools}, "flags": Flags()}
     scope = Scope(library(project), base)

@@ -30,7 +30,6 @@ Nothing here imports sqlfluff; rendering is `sortlint.sources.dbt.rendering`.
 from __future__ import annotations
 
 import contextlib
-import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -44,6 +43,7 @@ from sortlint.config import DbtOptions, Source, parse_source
 from sortlint.config import nodes
 from sortlint.config.model import Target
 from sortlint.errors import ConfigError, UserError
+from sortlint.sources.dbt.secret_env import env_value
 from sortlint.sources.frontend import Reading
 from sortlint.store import digest
 
@@ -693,11 +693,10 @@ def builtins(
         )
 
     def env_var(variable: str, *default: str) -> str:
-        if variable in os.environ:
-            return os.environ[variable]
-        if default:
-            return default[0]
-        raise RenderFailure(f"env var required but not provided: {variable!r}")
+        value = env_value(variable, *default[:1])
+        if value is None:
+            raise RenderFailure(f"env var required but not provided: {variable!r}")
+        return value
 
     return {
         "ref": ref,
@@ -811,7 +810,7 @@ def render_setting(value: str, name: str, variables: Mapping[str, object]) -> ob
     try:
         rendered = environment.from_string(value).render(
             target=target, var=lambda key, default=None: variables.get(key, default),
-            env_var=lambda key, default=None: os.environ.get(key, default),
+            env_var=env_value,
         )
     except Exception:  # whatever the setting's own Jinja raises: not known
         return None

@@ -81,6 +81,7 @@ def compile_project(request: dict) -> dict:
     for module in (dbt_jinja, core_jinja):
         module.get_template = remembering_get_template
         module.render_template = tracing_render_template
+    _hide_secrets()
     if request.get("incremental"):
         _built_before(current, queried)
     # `dbt compile` stops at the first model that fails; `dbt run` goes on with the models
@@ -138,6 +139,39 @@ def compile_project(request: dict) -> dict:
     ]
     return {"dbt_version": dbt_version, "project": project_name, "models": models,
             "disabled": disabled}
+
+
+def _hide_secrets() -> None:
+    """`env_var()` of a variable holding a secret renders its placeholder, as in the
+    built-in renderer (`sortlint.sources.dbt.secret_env`), in every context of dbt's but
+    the one profiles.yml and packages.yml are rendered in: the connection gets the real
+    value, and no rendering, manifest or message of dbt's holds it. A model reading
+    `DBT_ENV_SECRET_*`, which dbt refuses outside those files, renders its placeholder too."""
+    import dbt.context.providers  # noqa: F401  (defines the contexts models and macros render in)
+    from dbt.context.base import BaseContext
+    from dbt.context.secret import SecretContext
+    from dbt_common.context import get_invocation_context
+
+    from sortlint.sources.dbt.secret_env import is_secret, placeholder
+
+    def hiding(env_var):
+        def env_var_or_placeholder(self, var: str, default: str | None = None) -> str:
+            if is_secret(var) and var in get_invocation_context().env:
+                return placeholder(var)
+            return env_var(self, var, default)
+
+        return env_var_or_placeholder
+
+    # Each context class keeps its own table of the names it provides (`env_var` among them).
+    contexts, seen = [BaseContext], set()
+    while contexts:
+        context = contexts.pop()
+        if context in seen or issubclass(context, SecretContext):
+            continue
+        seen.add(context)
+        members = context.__dict__["_context_members_"]
+        members["env_var"] = hiding(members["env_var"])
+        contexts += context.__subclasses__()
 
 
 def _built_before(current: list, queried: set[str]) -> None:
