@@ -88,8 +88,7 @@ def test_no_output_and_no_cache_file_holds_a_secret(shop, renderer, monkeypatch)
     if renderer == "dbt":  # dbt itself renders every model (none is left to the built-in renderer)
         for name, value in {**SECRETS, "REGION": "eu-west-1"}.items():
             monkeypatch.setenv(name, value)
-        dbt_project.forget()
-        rendered = dbt_compiled.compiled_project(dbt_project.load_project(shop / "shop"), DbtOptions(renderer="dbt"))
+        rendered = dbt_compiled.compiled_project(dbt_project.read_project(shop / "shop"), DbtOptions(renderer="dbt"))
         assert rendered is not None and rendered.failure is None
         assert {rendering.name: rendering.text for rendering in rendered.models.values()} == {
             variable.lower(): model(variable).replace(f'{{{{ env_var("{variable}") }}}}', f"hidden_env_var_{variable}")
