@@ -472,6 +472,8 @@ def _emit(report: str, output_file: Path | None) -> None:
     from sortlint.files import write_atomically
 
     try:
+        if not output_file.parent.exists():  # as ruff does: CI names a report's folder before it is made
+            output_file.parent.mkdir(parents=True, exist_ok=True)
         write_atomically(output_file, report)
     except OSError as error:
         raise UserError(f"cannot write the report: {error.strerror}", output_file) from None

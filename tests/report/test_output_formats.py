@@ -151,11 +151,20 @@ def test_exit_zero(repo, capsys):
 
 
 def test_output_file(repo, capsys):
-    assert main(["check", "--output-format", "sarif", "--output-file", "out/report.sarif", "a,b.sql"]) == 2
-    assert capsys.readouterr().err == "error: out/report.sarif: cannot write the report: No such file or directory\n"
     assert main(["check", "--output-format", "gitlab", "--output-file", "report.json", "a,b.sql"]) == 1
     assert capsys.readouterr().out == ""
     assert len(json.loads((repo / "report.json").read_text())) == 2
     umask = os.umask(0o022)
     os.umask(umask)
     assert (repo / "report.json").stat().st_mode & 0o777 == 0o666 & ~umask
+
+
+def test_output_file_creates_its_missing_folders(repo, capsys):
+    assert main(["check", "--output-format", "sarif", "--output-file", "out/ci/report.sarif", "a,b.sql"]) == 1
+    assert capsys.readouterr() == ("", "")
+    assert len(json.loads((repo / "out/ci/report.sarif").read_text())["runs"][0]["results"]) == 2
+
+
+def test_output_file_under_a_file_is_an_error(repo, capsys):
+    assert main(["check", "--output-format", "sarif", "--output-file", "a,b.sql/report.sarif", "a,b.sql"]) == 2
+    assert capsys.readouterr() == ("", "error: a,b.sql/report.sarif: cannot write the report: Not a directory\n")
