@@ -438,8 +438,8 @@ def _report(args, findings, errors, texts, files: int, outcomes) -> tuple[str, b
     form = args.output_format
     if args.statistics:
         if form == "json":
-            return statistics.render_json(findings), False
-        return statistics.render_text(findings), False
+            return statistics.render_json(findings, args.unsafe_fixes), False
+        return statistics.render_text(findings, args.unsafe_fixes), False
     if form == "json":
         return json_format.render(findings, errors), True
     if form == "github":

@@ -109,14 +109,44 @@ def test_junit_of_a_clean_check(repo, capsys):
 
 
 def test_statistics(repo, capsys):
-    (repo / "more.sql").write_text("SELECT host FROM events WHERE host = 'a' ORDER BY host, time;\n")
+    """Fixable counts what `--fix` fixes; the unsafe fixes are hidden until `--unsafe-fixes`,
+    as ruff counts them."""
+    (repo / "more.sql").write_text(
+        "SELECT level FROM events WHERE level = 'x' ORDER BY level;\n"  # safe: the query's own WHERE
+        "SELECT host FROM events WHERE host = 'a' ORDER BY host, time;\n"
+    )
     assert main(["check", "--statistics", "a,b.sql", "more.sql"]) == 1
     assert capsys.readouterr().out == (
-        "3  SL001  [*] unnecessary-sort\n"
-        "Found 3 findings; 3 with a fix ([*] all, [-] some).\n"
+        "4  SL001  [-] unnecessary-sort\n"
+        "Found 4 findings.\n"
+        "[*] 1 fixable with the `--fix` option (3 hidden fixes can be enabled with the `--unsafe-fixes` option).\n"
     )
-    assert main(["check", "--statistics", "--output-format", "json", "a,b.sql"]) == 1
-    assert json.loads(capsys.readouterr().out) == [{"code": "SL001", "name": "unnecessary-sort", "count": 2, "fixable": 2}]
+    assert main(["check", "--statistics", "--unsafe-fixes", "a,b.sql", "more.sql"]) == 1
+    assert capsys.readouterr().out == (
+        "4  SL001  [*] unnecessary-sort\n"
+        "Found 4 findings.\n"
+        "[*] 4 fixable with the `--fix` option.\n"
+    )
+    assert main(["check", "--statistics", "a,b.sql"]) == 1
+    assert capsys.readouterr().out == (
+        "2  SL001  [ ] unnecessary-sort\n"
+        "Found 2 findings.\n"
+        "No fixes available (2 hidden fixes can be enabled with the `--unsafe-fixes` option).\n"
+    )
+    assert main(["check", "--statistics", "--output-format", "json", "a,b.sql", "more.sql"]) == 1
+    assert json.loads(capsys.readouterr().out) == [
+        {"code": "SL001", "name": "unnecessary-sort", "count": 4, "fixable": 1, "hidden_unsafe_fixes": 3}
+    ]
+    assert main(["check", "--statistics", "--unsafe-fixes", "--output-format", "json", "a,b.sql"]) == 1
+    assert json.loads(capsys.readouterr().out) == [
+        {"code": "SL001", "name": "unnecessary-sort", "count": 2, "fixable": 2, "hidden_unsafe_fixes": 0}
+    ]
+
+
+def test_statistics_of_a_clean_check(repo, capsys):
+    (repo / "clean.sql").write_text("SELECT host FROM events;\n")
+    assert main(["check", "--statistics", "clean.sql"]) == 0
+    assert capsys.readouterr().out == "Found 0 findings.\n"
 
 
 def test_show_fixes(repo, capsys):
