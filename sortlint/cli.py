@@ -227,11 +227,26 @@ def _checking(args, paths, config, on_file=None, changes=None, plans=False, fixi
         print(f"note: {path}: skipped: {reason}", file=sys.stderr)
     for problem in store.problems if store is not None else ():
         print(f"note: {problem}", file=sys.stderr)
+    if not result.files and not result.errors:
+        _warn_nothing_matched(paths, result.config or config)
     if changes is None:
         return result, result.findings
     from sortlint.integrations.changed_findings import changed_findings
 
     return result, changed_findings(result.files, changes, result.config or config)
+
+
+def _warn_nothing_matched(paths, config) -> None:
+    """A check of no file passes, as ruff's does, but says so: a CI job whose paths or
+    globs are wrong would otherwise pass unnoticed."""
+    from sortlint.sources.registry import SUFFIXES
+
+    kinds = ", ".join(SUFFIXES[:-1]) + f" and {SUFFIXES[-1]}"
+    print(
+        f"warning: no files checked: nothing in {', '.join(map(str, paths))} matched "
+        f"(sortlint reads {kinds} files; include: {', '.join(config.include)})",
+        file=sys.stderr,
+    )
 
 
 def _store(args, config):

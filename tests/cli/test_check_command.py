@@ -135,3 +135,30 @@ def test_jobs_do_not_change_the_report(repo, capsys):
         reports.append(capsys.readouterr().out)
     assert reports[0] == reports[1]
     assert reports[0].splitlines()[-1] == "Found 7 findings in 8 files."
+
+
+def test_a_check_of_no_file_warns_and_passes_as_ruff_does(tmp_path, monkeypatch, capsys):
+    """A CI job whose paths or globs match nothing is told so (ruff: "No Python files found
+    under the given path(s)", exit 0)."""
+    (tmp_path / "sortlint.yml").write_text('include: ["warehouse/**/*.sql"]\n')
+    (tmp_path / "models").mkdir()
+    (tmp_path / "models" / "orders.sql").write_text("SELECT 1;\n")
+    (tmp_path / "notes.txt").write_text("no SQL\n")
+    monkeypatch.chdir(tmp_path)
+    assert main(["check", "models", "notes.txt"]) == 0
+    assert capsys.readouterr() == (
+        "All checks passed (0 files).\n",
+        "note: notes.txt: skipped: not a kind of file sortlint reads (.sql, .hql, .py)\n"
+        "warning: no files checked: nothing in models, notes.txt matched "
+        "(sortlint reads .sql, .hql and .py files; include: warehouse/**/*.sql)\n",
+    )
+    assert main(["check"]) == 0
+    assert capsys.readouterr().err == (
+        "warning: no files checked: nothing in . matched (sortlint reads .sql, .hql and .py files; include: warehouse/**/*.sql)\n"
+    )
+
+
+def test_a_check_of_some_files_does_not_warn(repo, capsys):
+    (repo / "notes.txt").write_text("no SQL\n")
+    assert main(["check", str(repo / "good.sql"), str(repo / "notes.txt")]) == 0
+    assert "warning" not in capsys.readouterr().err
