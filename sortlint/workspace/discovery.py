@@ -39,7 +39,7 @@ def discover(paths: Sequence[Path], config: Config, force_exclude: bool = True) 
     """Every file to check, sorted, each once; what could not be read; what was skipped."""
     found = Discovery()
     named: set[Path] = set()
-    chosen: dict[tuple[int, int], Path] = {}  # (device, inode) -> the name it was met by first
+    chosen: dict[object, Path] = {}  # (device, inode) -> the name it was met by first
 
     def choose(file: Path) -> bool:
         return chosen.setdefault(_identity(file), file) == file
@@ -71,9 +71,13 @@ def discover(paths: Sequence[Path], config: Config, force_exclude: bool = True) 
     return found
 
 
-def _identity(file: Path) -> tuple[int, int]:
-    """What one file is, whatever its name: its device and inode (through links)."""
-    status = os.stat(file)
+def _identity(file: Path) -> object:
+    """What one file is, whatever its name: its device and inode (through links); a file
+    gone since it was found is its own name, and reading it will say it is gone."""
+    try:
+        status = os.stat(file)
+    except OSError:
+        return file
     return status.st_dev, status.st_ino
 
 

@@ -12,6 +12,7 @@ to its temporary file, before the rename).
 from __future__ import annotations
 
 import os
+import resource
 import signal
 import stat
 import subprocess
@@ -94,6 +95,32 @@ def test_a_full_disk(repo, how, size, reason):
         assert (disk / "a_big.sql").read_text() == big
         assert (disk / "b_small.sql").read_text() == FIXED
         assert temporaries(disk) == []
+
+
+@pytest.mark.parametrize("limit", [10_000, 5_000], ids=["the copy fits, the fix does not", "the copy does not fit"])
+def test_a_hard_linked_file_that_cannot_be_written_whole_keeps_its_old_text(repo, limit):
+    """A file with several links is rewritten in place; its fix grows it past the file size
+    limit, so the new text stops part-way: the old text, copied beside it first, is written
+    back, every link still sees it, and the copy is gone. When the copy cannot be written,
+    the file is not touched."""
+    (repo / "sortlint.yml").write_text(
+        "sources:\n  staging: {columns: {id: int not null, k: int}}\n"
+        "  plain: {columns: {id: int not null, k: int}, orderings: [[id]]}\n"
+    )
+    old = "INSERT INTO plain SELECT id, k FROM staging;\n" * 200  # 9 KB; each fix adds ` ORDER BY id`
+    (repo / "q.sql").write_text(old)
+    os.link(repo / "q.sql", repo / "other-name.sql")
+    inode = (repo / "q.sql").stat().st_ino
+
+    def limited() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    result = run(["check", "--no-cache", "--fix", "--unsafe-fixes", "--output-format", "json", "q.sql"], repo, setup=limited)
+    assert result.returncode == 2
+    assert '"message": "not fixed, the file is as it was: cannot write it: File too large"' in result.stdout
+    assert (repo / "q.sql").read_text() == (repo / "other-name.sql").read_text() == old
+    assert (repo / "q.sql").stat().st_ino == inode
+    assert temporaries(repo) == []
 
 
 def test_a_fix_through_a_symbolic_link_edits_its_target(repo, capsys):
