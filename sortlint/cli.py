@@ -425,11 +425,9 @@ def run_check(args) -> int:
 
         findings = annotate(findings, result.config or config)
     texts = {file.path: file.raw for file in files}
-    report, errors_in_report = _report(args, findings, errors, texts, len(files), outcomes)
-    _emit(report, args.output_file)
-    if not errors_in_report:
-        for error in errors:
-            print(f"error: {error}", file=sys.stderr)
+    _emit(_report(args, findings, errors, texts, len(files), outcomes), args.output_file)
+    for error in errors:  # whatever the format holds, as ruff says them: on stderr
+        print(f"error: {error}", file=sys.stderr)
     _explain_internal_errors(args, errors)
     if errors:
         return EXIT_ERROR
@@ -446,27 +444,28 @@ def _changes(rev: str, paths):
     return changes_since(rev, paths[0] if paths else Path("."))
 
 
-def _report(args, findings, errors, texts, files: int, outcomes) -> tuple[str, bool]:
-    """The report in the format asked for, and whether it shows the errors itself."""
+def _report(args, findings, errors, texts, files: int, outcomes) -> str:
+    """The report in the format asked for: its findings, and the errors as entries where the
+    format has a place for them (the text report counts them)."""
     from sortlint.report import github, gitlab, json_format, junit, rdjson, sarif, statistics, text
 
     form = args.output_format
     if args.statistics:
         if form == "json":
-            return statistics.render_json(findings, args.unsafe_fixes), False
-        return statistics.render_text(findings, args.unsafe_fixes), False
+            return statistics.render_json(findings, args.unsafe_fixes)
+        return statistics.render_text(findings, args.unsafe_fixes)
     if form == "json":
-        return json_format.render(findings, errors), True
+        return json_format.render(findings, errors)
     if form == "github":
-        return github.render(findings, errors), True
+        return github.render(findings, errors)
     if form == "sarif":
-        return sarif.render(findings, errors, texts), True
+        return sarif.render(findings, errors, texts)
     if form == "gitlab":
-        return gitlab.render(findings, texts), False
+        return gitlab.render(findings, texts)
     if form == "rdjson":
-        return rdjson.render(findings, texts), False
+        return rdjson.render(findings, texts)
     if form == "junit":
-        return junit.render(findings, errors, files), True
+        return junit.render(findings, errors, files)
     fixing = args.fix or args.diff
     shown = texts if args.show_fixes and not fixing else None
     report = text.render(findings, errors, files, args.unsafe_fixes, shown)
@@ -477,7 +476,7 @@ def _report(args, findings, errors, texts, files: int, outcomes) -> tuple[str, b
             report += text.render_fixed(fixed)
         remaining = sum(len(o.kept.findings) for o in outcomes)  # with --diff: after the changes
         report += text.render_fixes(len(fixed), dropped, remaining, args.diff)
-    return report, True
+    return report
 
 
 def _emit(report: str, output_file: Path | None) -> None:

@@ -79,9 +79,9 @@ def test_noqa(repo, capsys):
 def test_unparsable_sql_is_reported_and_other_files_still_checked(repo, capsys):
     (repo / "broken.sql").write_text("SELECT 1;\n\nSELECT FROM WHERE ((;\n")
     assert main(["check", str(repo)]) == 2
-    out = capsys.readouterr().out
+    out, err = capsys.readouterr()
     assert f"{repo / 'bad.sql'}:1:25: SL001" in out
-    assert f"error: {repo / 'broken.sql'}:3: cannot parse SQL" in out
+    assert err.startswith(f"error: {repo / 'broken.sql'}:3: cannot parse SQL")
 
 
 def test_broken_catalog_exits_2_with_file_and_line(repo, capsys):
@@ -92,10 +92,25 @@ def test_broken_catalog_exits_2_with_file_and_line(repo, capsys):
 
 def test_missing_path_exits_2(tmp_path, capsys):
     assert main(["check", str(tmp_path / "nope.sql")]) == 2
-    assert capsys.readouterr().out.splitlines() == [
-        f"error: {tmp_path / 'nope.sql'}: no such file or directory",
-        "Found 0 findings in 0 files. 1 error.",
-    ]
+    assert capsys.readouterr() == (
+        "Found 0 findings in 0 files. 1 error.\n",
+        f"error: {tmp_path / 'nope.sql'}: no such file or directory\n",
+    )
+
+
+@pytest.mark.parametrize("form", ["text", "json", "github", "sarif", "gitlab", "rdjson", "junit"])
+def test_errors_go_to_stderr_in_every_output_format(repo, capsys, form):
+    """Findings are the report, on stdout; every error is also one line on stderr (the
+    machine-readable formats keep theirs as entries of the report as well)."""
+    (repo / "broken.sql").write_text("SELECT (;\n")
+    assert main(["check", "--output-format", form, str(repo / "broken.sql"), str(repo / "bad.sql")]) == 2
+    out, err = capsys.readouterr()
+    assert err == (
+        f"error: {repo / 'broken.sql'}:1: cannot parse SQL: Required keyword: 'this' missing for "
+        "<class 'sqlglot.expressions.core.Paren'>\n"
+    )
+    assert "SL001" in out
+    assert ("error: " in out) is False
 
 
 def test_rules_and_rule_pages(capsys):
@@ -162,3 +177,4 @@ def test_a_check_of_some_files_does_not_warn(repo, capsys):
     (repo / "notes.txt").write_text("no SQL\n")
     assert main(["check", str(repo / "good.sql"), str(repo / "notes.txt")]) == 0
     assert "warning" not in capsys.readouterr().err
+

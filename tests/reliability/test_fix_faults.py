@@ -50,13 +50,13 @@ def test_a_read_only_folder(repo, permissions):
         result = run(["check", "--fix", "."], repo, setup=without_root_file_access)
     finally:
         (repo / "a_locked").chmod(0o755)
-    assert (result.returncode, result.stderr) == (2, "")
+    assert result.returncode == 2
     assert result.stdout.splitlines() == [
         "a_locked/q.sql:1:41: SL003 [*] sort key a repeats an earlier key [query]",
-        "error: a_locked/q.sql: not fixed, the file is as it was: cannot write it: Permission denied",
         "Found 1 finding in 2 files. 1 error.",
         "1 fixed, 1 remaining.",
     ]
+    assert result.stderr == "error: a_locked/q.sql: not fixed, the file is as it was: cannot write it: Permission denied\n"
     assert (repo / "a_locked" / "q.sql").read_text() == FIXABLE
     assert (repo / "b_open" / "q.sql").read_text() == FIXED
     assert temporaries(repo) == []
@@ -67,12 +67,12 @@ def test_a_read_only_file_is_refused(repo, capsys):
     (repo / "b.sql").write_text(FIXABLE)
     (repo / "a.sql").chmod(0o444)
     assert main(["check", "--fix", "."]) == 2
-    assert capsys.readouterr().out.splitlines() == [
-        "a.sql:1:41: SL003 [*] sort key a repeats an earlier key [query]",
-        "error: a.sql: not fixed, the file is as it was: the file is read-only",
-        "Found 1 finding in 2 files. 1 error.",
-        "1 fixed, 1 remaining.",
-    ]
+    assert capsys.readouterr() == (
+        "a.sql:1:41: SL003 [*] sort key a repeats an earlier key [query]\n"
+        "Found 1 finding in 2 files. 1 error.\n"
+        "1 fixed, 1 remaining.\n",
+        "error: a.sql: not fixed, the file is as it was: the file is read-only\n",
+    )
     assert ((repo / "a.sql").read_text(), (repo / "b.sql").read_text()) == (FIXABLE, FIXED)
     assert stat.S_IMODE((repo / "a.sql").stat().st_mode) == 0o444
 
@@ -90,8 +90,9 @@ def test_a_full_disk(repo, how, size, reason):
         (disk / "a_big.sql").write_text(big)
         (disk / "b_small.sql").write_text(FIXABLE)
         result = run(["check", "--fix", "--output-format", "json", "."], disk, setup=setup)
-        assert (result.returncode, result.stderr) == (2, "")
+        assert result.returncode == 2
         assert f'"message": "not fixed, the file is as it was: cannot write it: {reason}"' in result.stdout
+        assert result.stderr == f"error: a_big.sql: not fixed, the file is as it was: cannot write it: {reason}\n"
         assert (disk / "a_big.sql").read_text() == big
         assert (disk / "b_small.sql").read_text() == FIXED
         assert temporaries(disk) == []
@@ -118,6 +119,7 @@ def test_a_hard_linked_file_that_cannot_be_written_whole_keeps_its_old_text(repo
     result = run(["check", "--no-cache", "--fix", "--unsafe-fixes", "--output-format", "json", "q.sql"], repo, setup=limited)
     assert result.returncode == 2
     assert '"message": "not fixed, the file is as it was: cannot write it: File too large"' in result.stdout
+    assert result.stderr == "error: q.sql: not fixed, the file is as it was: cannot write it: File too large\n"
     assert (repo / "q.sql").read_text() == (repo / "other-name.sql").read_text() == old
     assert (repo / "q.sql").stat().st_ino == inode
     assert temporaries(repo) == []
@@ -151,9 +153,9 @@ def test_a_file_changed_while_it_was_checked_is_left_alone(repo, capsys, monkeyp
 
     monkeypatch.setattr(apply, "fix_file", edited_meanwhile)
     assert main(["check", "--fix", "q.sql"]) == 2
-    assert capsys.readouterr().out.splitlines()[1] == (
+    assert capsys.readouterr().err == (
         "error: q.sql: not fixed, the file is as it was: the file changed while it was checked; "
-        "run sortlint again"
+        "run sortlint again\n"
     )
     assert (repo / "q.sql").read_text() == "-- saved by an editor\n" + FIXABLE
 

@@ -43,7 +43,7 @@ def test_github_annotations(repo, capsys):
         f"::warning file=a%2Cb.sql,line=2,endLine=2,col=43,title=SL001 unnecessary-sort::{SECOND}",
         f"::error file=broken.sql,line=1::{PARSE_ERROR.removeprefix('broken.sql:1: ')}",
     ]
-    assert out.err == ""
+    assert out.err == f"error: {PARSE_ERROR}\n"
 
 
 def test_github_annotations_escape_line_ends_and_percent_signs():
