@@ -178,3 +178,37 @@ def test_a_check_of_some_files_does_not_warn(repo, capsys):
     assert main(["check", str(repo / "good.sql"), str(repo / "notes.txt")]) == 0
     assert "warning" not in capsys.readouterr().err
 
+
+def test_a_notebook_style_job_that_does_not_parse_is_an_error(tmp_path, monkeypatch, capsys):
+    """A job that uses a global `spark` and never says `pyspark`, cut off mid-call."""
+    (tmp_path / "job.py").write_text('df = spark.table("events")\ndf.orderBy("host").write.saveAsTable("x"\n')
+    monkeypatch.chdir(tmp_path)
+    assert main(["check", "job.py"]) == 2
+    assert capsys.readouterr() == (
+        "Found 0 findings in 1 file. 1 error.\n",
+        "error: job.py:2: cannot parse Python: '(' was never closed\n",
+    )
+
+
+def test_any_python_file_checked_that_does_not_parse_is_an_error(tmp_path, monkeypatch, capsys):
+    """As ruff reports a syntax error in every Python file it is given, whatever it holds;
+    the rest is still checked."""
+    (tmp_path / "scripts").mkdir()
+    (tmp_path / "scripts" / "old.py").write_text('import os\nprint "no Spark here"\n')
+    (tmp_path / "q.sql").write_text("SELECT a FROM t WHERE b = 1 ORDER BY a, a;\n")
+    monkeypatch.chdir(tmp_path)
+    assert main(["check", "."]) == 2
+    assert capsys.readouterr() == (
+        "q.sql:1:41: SL003 [*] sort key a repeats an earlier key [query]\n"
+        "Found 1 finding in 2 files. 1 error.\n",
+        "error: scripts/old.py:2: cannot parse Python: Missing parentheses in call to 'print'. Did you mean print(...)?\n",
+    )
+    (tmp_path / "sortlint.yml").write_text('exclude: ["scripts/**"]\n')  # what a user who means it does
+    assert main(["check", "."]) == 1
+
+
+def test_a_python_file_that_parses_and_concerns_no_rule_passes(tmp_path, monkeypatch, capsys):
+    (tmp_path / "setup.py").write_text("from setuptools import setup\nsetup(name='x')\n")
+    monkeypatch.chdir(tmp_path)
+    assert main(["check", "setup.py"]) == 0
+    assert capsys.readouterr() == ("All checks passed (1 file).\n", "")
