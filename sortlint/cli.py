@@ -230,11 +230,26 @@ def _checking(args, paths, config, on_file=None, changes=None, plans=False, fixi
         print(f"note: {problem}", file=sys.stderr)
     for note in dict.fromkeys(note for file in result.files for note in file.notes):
         print(f"note: {note}", file=sys.stderr)
+    if not result.files and not result.errors:
+        _warn_nothing_matched(paths, result.config or config)
     if changes is None:
         return result, result.findings
     from sortlint.integrations.changed_findings import changed_findings
 
     return result, changed_findings(result.files, changes, result.config or config)
+
+
+def _warn_nothing_matched(paths, config) -> None:
+    """A check of no file passes, as ruff's does, but says so: a CI job whose paths or
+    globs are wrong would otherwise pass unnoticed."""
+    from sortlint.sources.registry import SUFFIXES
+
+    kinds = ", ".join(SUFFIXES[:-1]) + f" and {SUFFIXES[-1]}"
+    print(
+        f"warning: no files checked: nothing in {', '.join(map(str, paths))} matched "
+        f"(sortlint reads {kinds} files; include: {', '.join(config.include)})",
+        file=sys.stderr,
+    )
 
 
 def _store(args, config):
@@ -419,11 +434,9 @@ def run_check(args) -> int:
 
         findings = annotate(findings, result.config or config)
     texts = {file.path: file.raw for file in files}
-    report, errors_in_report = _report(args, findings, errors, texts, len(files), outcomes)
-    _emit(report, args.output_file)
-    if not errors_in_report:
-        for error in errors:
-            print(f"error: {error}", file=sys.stderr)
+    _emit(_report(args, findings, errors, texts, len(files), outcomes), args.output_file)
+    for error in errors:  # whatever the format holds, as ruff says them: on stderr
+        print(f"error: {error}", file=sys.stderr)
     _explain_internal_errors(args, errors)
     if errors:
         return EXIT_ERROR
@@ -440,27 +453,28 @@ def _changes(rev: str, paths):
     return changes_since(rev, paths[0] if paths else Path("."))
 
 
-def _report(args, findings, errors, texts, files: int, outcomes) -> tuple[str, bool]:
-    """The report in the format asked for, and whether it shows the errors itself."""
+def _report(args, findings, errors, texts, files: int, outcomes) -> str:
+    """The report in the format asked for: its findings, and the errors as entries where the
+    format has a place for them (the text report counts them)."""
     from sortlint.report import github, gitlab, json_format, junit, rdjson, sarif, statistics, text
 
     form = args.output_format
     if args.statistics:
         if form == "json":
-            return statistics.render_json(findings), False
-        return statistics.render_text(findings), False
+            return statistics.render_json(findings, args.unsafe_fixes)
+        return statistics.render_text(findings, args.unsafe_fixes)
     if form == "json":
-        return json_format.render(findings, errors), True
+        return json_format.render(findings, errors)
     if form == "github":
-        return github.render(findings, errors), True
+        return github.render(findings, errors)
     if form == "sarif":
-        return sarif.render(findings, errors, texts), True
+        return sarif.render(findings, errors, texts)
     if form == "gitlab":
-        return gitlab.render(findings, texts), False
+        return gitlab.render(findings, texts)
     if form == "rdjson":
-        return rdjson.render(findings, texts), False
+        return rdjson.render(findings, texts)
     if form == "junit":
-        return junit.render(findings, errors, files), True
+        return junit.render(findings, errors, files)
     fixing = args.fix or args.diff
     shown = texts if args.show_fixes and not fixing else None
     report = text.render(findings, errors, files, args.unsafe_fixes, shown)
@@ -471,7 +485,7 @@ def _report(args, findings, errors, texts, files: int, outcomes) -> tuple[str, b
             report += text.render_fixed(fixed)
         remaining = sum(len(o.kept.findings) for o in outcomes)  # with --diff: after the changes
         report += text.render_fixes(len(fixed), dropped, remaining, args.diff)
-    return report, True
+    return report
 
 
 def _emit(report: str, output_file: Path | None) -> None:
@@ -481,6 +495,8 @@ def _emit(report: str, output_file: Path | None) -> None:
     from sortlint.files import write_atomically
 
     try:
+        if not output_file.parent.exists():  # as ruff does: CI names a report's folder before it is made
+            output_file.parent.mkdir(parents=True, exist_ok=True)
         write_atomically(output_file, report)
     except OSError as error:
         raise UserError(f"cannot write the report: {error.strerror}", output_file) from None

@@ -6,10 +6,14 @@ keeps it. Newlines are kept as they are (CRLF stays CRLF).
 
 A file is replaced atomically: the new text goes to a temporary file beside it, which takes
 the old file's mode (and owner, where permitted) and is then renamed over it. Through a
-symbolic link the file it names is replaced, so the link stays a link. Until the rename
-completes, SIGINT, SIGTERM and SIGHUP wait (where the platform can hold them back): an
-interruption lands before or after a file's replacement, never inside it, and no temporary
-file is left behind, whatever fails.
+symbolic link the file it names is replaced, so the link stays a link. A file with several
+hard links is rewritten in place instead, as ruff does, so that every link sees the new text
+(a rename would give one name a new file and leave the others the old one): its old bytes
+are first copied beside it and synced, and written back if the new text cannot be written
+whole; the copy is removed once the new text is synced. Until the replacement completes,
+SIGINT, SIGTERM and SIGHUP wait (where the platform can hold them back): an interruption
+lands before or after a file's replacement, never inside it, and no temporary file is left
+behind, whatever fails.
 """
 
 from __future__ import annotations
@@ -123,10 +127,16 @@ def has_bom(path: Path) -> bool:
         return False
 
 
+class NotRestored(OSError):
+    """The new text could not be written whole, and the old text could not be written back
+    either: the file is half-written, and its old text is kept in `filename`."""
+
+
 def write_atomically(path: Path, text: str) -> None:
     """Replace the file `path` names (a link's target) by `text` in UTF-8, keeping its mode,
-    owner where permitted, and byte-order mark; a new file gets the mode the umask allows.
-    An OSError says why nothing was written."""
+    owner where permitted, and byte-order mark; a new file gets the mode the umask allows;
+    a file with several hard links is rewritten in place. An OSError says why nothing was
+    written (a `NotRestored`, that the file is half-written)."""
     target = Path(os.path.realpath(path))
     try:
         status: os.stat_result | None = target.stat()
@@ -134,11 +144,12 @@ def write_atomically(path: Path, text: str) -> None:
         status = None
     data = (BOM if status is not None and has_bom(target) else b"") + text.encode("utf-8")
     with _signals_held():
+        if status is not None and status.st_nlink > 1:
+            _rewrite_in_place(target, data)
+            return
         temporary: str | None = None
         try:
-            handle, temporary = tempfile.mkstemp(
-                dir=target.parent, prefix=f".{target.name}.", suffix=TEMPORARY_SUFFIX
-            )
+            handle, temporary = _temporary_beside(target)
             with os.fdopen(handle, "wb") as out:
                 out.write(data)
             _take_over(temporary, status)
@@ -148,6 +159,49 @@ def write_atomically(path: Path, text: str) -> None:
             if temporary is not None:
                 Path(temporary).unlink(missing_ok=True)
             raise
+
+
+def _temporary_beside(target: Path) -> tuple[int, str]:
+    return tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=TEMPORARY_SUFFIX)
+
+
+def _rewrite_in_place(target: Path, data: bytes) -> None:
+    """Write `data` over the file itself (its inode, mode and owner stay), its old bytes kept
+    in a synced copy beside it until the new ones are synced, and written back on failure."""
+    handle = os.open(target, os.O_RDWR)
+    copy_name: str | None = None
+    try:
+        with open(handle, "rb", buffering=0, closefd=False) as reading:
+            old = reading.read()
+        copy, copy_name = _temporary_beside(target)
+        try:
+            _overwrite(copy, old)
+        finally:
+            os.close(copy)
+        try:
+            _overwrite(handle, data)
+            _pause()
+        except BaseException:
+            try:
+                _overwrite(handle, old)
+            except OSError as error:
+                kept, copy_name = copy_name, None  # all that is left of the old text: it stays
+                raise NotRestored(error.errno, error.strerror, kept) from None
+            raise
+    finally:
+        os.close(handle)
+        if copy_name is not None:
+            Path(copy_name).unlink(missing_ok=True)
+
+
+def _overwrite(handle: int, data: bytes) -> None:
+    """Make the open file hold exactly `data`, on disk when this returns."""
+    os.lseek(handle, 0, os.SEEK_SET)
+    view = memoryview(data)
+    while view:
+        view = view[os.write(handle, view):]
+    os.ftruncate(handle, len(data))
+    os.fsync(handle)
 
 
 def _take_over(temporary: str, status: os.stat_result | None) -> None:

@@ -26,6 +26,9 @@ from sortlint.plan import nodes as n
 @dataclass
 class Coverage:
     files: int = 0
+    # Files read that hold nothing sortlint analyses (a Python file with no Spark job or DAG
+    # SQL): checked, and named here, so that a job sortlint did not recognise is seen.
+    nothing_to_analyse: list[str] = field(default_factory=list)
     statements: int = 0
     errors: int = 0  # statements (or files) that do not parse or render
     clean: int = 0  # statements analysed without an opaque node
@@ -40,7 +43,8 @@ class Coverage:
 
     def as_dict(self) -> dict:
         return {
-            "files": self.files, "statements": self.statements, "parsed": self.parsed,
+            "files": self.files, "files_with_nothing_to_analyse": sorted(self.nothing_to_analyse),
+            "statements": self.statements, "parsed": self.parsed,
             "analysed_without_opaque": self.clean, "nodes": self.nodes,
             "opaque_nodes": sum(self.opaque.values()), "errors": self.errors,
             "statements_by_kind": dict(sorted(self.kinds.items())),
@@ -51,6 +55,8 @@ class Coverage:
 
     def add(self, file) -> None:
         """Count the statements of one file's analysis (a `FileAnalysis` with its plans)."""
+        if not file.statements and not file.errors:
+            self.nothing_to_analyse.append(str(file.path))
         for statement in file.statements:
             self.statements += 1
             self.kinds[statement.unit.kind] += 1
@@ -100,6 +106,8 @@ def render_text(report: Coverage) -> str:
     opaque = sum(report.opaque.values())
     lines = [
         f"files                            {report.files:>7}",
+        *([f"  with nothing to analyse        {len(report.nothing_to_analyse):>7}"
+           f"{share(len(report.nothing_to_analyse), report.files)}"] if report.nothing_to_analyse else []),
         f"statements                       {report.statements:>7}",
         f"  parsed or rendered             {report.parsed:>7}{share(report.parsed, report.statements)}",
         f"  analysed without an opaque node{report.clean:>7}{share(report.clean, report.statements)}",
@@ -114,6 +122,8 @@ def render_text(report: Coverage) -> str:
         lines += [f"  {count:>{width}}  {reason}" for reason, count in report.opaque.most_common()]
     if report.findings:
         lines.append("findings by rule: " + ", ".join(f"{code} {count}" for code, count in sorted(report.findings.items())))
+    if report.nothing_to_analyse:
+        lines.append("files with nothing to analyse: " + ", ".join(sorted(report.nothing_to_analyse)))
     return "\n".join(lines) + "\n"
 
 

@@ -18,13 +18,13 @@ def render(
     unsafe: bool = False,
     texts: Mapping[Path, str] | None = None,
 ) -> str:
-    """With `texts` (each file's raw text), every fix is shown under its finding."""
+    """With `texts` (each file's raw text), every fix is shown under its finding. The errors
+    are counted in the summary; each is said on stderr, not here."""
     lines = []
     for f in findings:
         lines.append(f"{path_line(f)}: {f.code}{_fix_mark(f, unsafe)} {f.message} [{f.basis}]")
         if texts is not None and f.fix is not None:
             lines += fix_preview(f, texts[f.path])
-    lines += [f"error: {error}" for error in errors]
     noun = "finding" if len(findings) == 1 else "findings"
     summary = f"Found {len(findings)} {noun} in {files} file{'s' if files != 1 else ''}."
     if errors:

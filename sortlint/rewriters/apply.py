@@ -23,7 +23,7 @@ from typing import Generic, TypeVar
 
 from sortlint.diagnostics import Applicability, Edit, Finding, apply_edits
 from sortlint.errors import UserError
-from sortlint.files import WriteError, read_source, unwritable, write_atomically
+from sortlint.files import NotRestored, WriteError, read_source, unwritable, write_atomically
 from sortlint.linter.analysis import FileAnalysis, StatementTables
 from sortlint.ordering.types import sql_type
 
@@ -205,8 +205,9 @@ def signatures(analysis: FileAnalysis, findings: list[Finding]) -> list[tuple[in
 def write_fixes(outcomes: list[Outcome]) -> None:
     """Write every changed file, each atomically (`sortlint.files.write_atomically`). A file
     that cannot be written - read-only, changed since it was read, a failed write (a
-    read-only folder, a full disk) - keeps its old text and gets its `write_error`; the
-    other files are still written."""
+    read-only folder, a full disk) - keeps its old text and gets its `write_error` (which
+    names the copy of its old text in the one case it could not be kept: a hard-linked file
+    whose old text could not be written back); the other files are still written."""
     for outcome in outcomes:
         if not outcome.changed:
             continue
@@ -220,6 +221,12 @@ def write_fixes(outcomes: list[Outcome]) -> None:
         if reason is None:
             try:
                 write_atomically(path, outcome.final.raw)
+                continue
+            except NotRestored as error:
+                outcome.write_error = WriteError(
+                    f"half-written: cannot write it ({error.strerror}), nor write its old text back; "
+                    f"the old text is kept in {error.filename}", path,
+                )
                 continue
             except OSError as error:
                 reason = f"cannot write it: {error.strerror or error}"

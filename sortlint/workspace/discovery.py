@@ -7,6 +7,10 @@ or a loop of them, a folder that cannot be listed, a file that is not a regular 
 error with its path (the rest is still checked). A file named on the command line is what a
 pre-commit hook passes: the exclude globs and `.gitignore` apply to it too, and skipping it
 is noted; `force_exclude=False` checks every named file.
+
+A file is checked once however many names reach it - a symbolic link to it, a hard link, a
+folder that holds it and a link to it - under the name met first (the command line's order,
+then a folder's sorted walk): `--fix` writes it once.
 """
 
 from __future__ import annotations
@@ -35,7 +39,11 @@ def discover(paths: Sequence[Path], config: Config, force_exclude: bool = True) 
     """Every file to check, sorted, each once; what could not be read; what was skipped."""
     found = Discovery()
     named: set[Path] = set()
-    walked: set[Path] = set()
+    chosen: dict[object, Path] = {}  # (device, inode) -> the name it was met by first
+
+    def choose(file: Path) -> bool:
+        return chosen.setdefault(_identity(file), file) == file
+
     for path in paths:
         problem = _unreadable(path)
         if problem is not None:
@@ -44,21 +52,33 @@ def discover(paths: Sequence[Path], config: Config, force_exclude: bool = True) 
             if force_exclude and config.excludes_folder(path):
                 found.skipped.append((path, "excluded by the configuration"))
             else:
-                walked.update(_walk(path, config, found.errors))
+                for file in _walk(path, config, found.errors):
+                    choose(file)
         elif path.suffix not in SUFFIXES:
             found.skipped.append((path, f"not a kind of file sortlint reads ({', '.join(SUFFIXES)})"))
         elif force_exclude and config.excludes(path):
             found.skipped.append((path, "excluded by the configuration (--no-force-exclude checks it)"))
-        else:
+        elif choose(path):
             named.add(path)
-    ignored = set(_git_ignored(sorted(named | walked)))
+    files = set(chosen.values())
+    ignored = set(_git_ignored(sorted(files)))
     for path in sorted(named & ignored):
         if force_exclude:
             found.skipped.append((path, "ignored by git (--no-force-exclude checks it)"))
         else:
             ignored.discard(path)
-    found.files = sorted((named | walked) - ignored)
+    found.files = sorted(files - ignored)
     return found
+
+
+def _identity(file: Path) -> object:
+    """What one file is, whatever its name: its device and inode (through links); a file
+    gone since it was found is its own name, and reading it will say it is gone."""
+    try:
+        status = os.stat(file)
+    except OSError:
+        return file
+    return status.st_dev, status.st_ino
 
 
 def _walk(folder: Path, config: Config, errors: list[UserError]) -> list[Path]:

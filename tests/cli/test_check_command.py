@@ -79,9 +79,9 @@ def test_noqa(repo, capsys):
 def test_unparsable_sql_is_reported_and_other_files_still_checked(repo, capsys):
     (repo / "broken.sql").write_text("SELECT 1;\n\nSELECT FROM WHERE ((;\n")
     assert main(["check", str(repo)]) == 2
-    out = capsys.readouterr().out
+    out, err = capsys.readouterr()
     assert f"{repo / 'bad.sql'}:1:25: SL001" in out
-    assert f"error: {repo / 'broken.sql'}:3: cannot parse SQL" in out
+    assert err.startswith(f"error: {repo / 'broken.sql'}:3: cannot parse SQL")
 
 
 def test_broken_catalog_exits_2_with_file_and_line(repo, capsys):
@@ -92,10 +92,25 @@ def test_broken_catalog_exits_2_with_file_and_line(repo, capsys):
 
 def test_missing_path_exits_2(tmp_path, capsys):
     assert main(["check", str(tmp_path / "nope.sql")]) == 2
-    assert capsys.readouterr().out.splitlines() == [
-        f"error: {tmp_path / 'nope.sql'}: no such file or directory",
-        "Found 0 findings in 0 files. 1 error.",
-    ]
+    assert capsys.readouterr() == (
+        "Found 0 findings in 0 files. 1 error.\n",
+        f"error: {tmp_path / 'nope.sql'}: no such file or directory\n",
+    )
+
+
+@pytest.mark.parametrize("form", ["text", "json", "github", "sarif", "gitlab", "rdjson", "junit"])
+def test_errors_go_to_stderr_in_every_output_format(repo, capsys, form):
+    """Findings are the report, on stdout; every error is also one line on stderr (the
+    machine-readable formats keep theirs as entries of the report as well)."""
+    (repo / "broken.sql").write_text("SELECT (;\n")
+    assert main(["check", "--output-format", form, str(repo / "broken.sql"), str(repo / "bad.sql")]) == 2
+    out, err = capsys.readouterr()
+    assert err == (
+        f"error: {repo / 'broken.sql'}:1: cannot parse SQL: Required keyword: 'this' missing for "
+        "<class 'sqlglot.expressions.core.Paren'>\n"
+    )
+    assert "SL001" in out
+    assert ("error: " in out) is False
 
 
 def test_rules_and_rule_pages(capsys):
@@ -135,3 +150,65 @@ def test_jobs_do_not_change_the_report(repo, capsys):
         reports.append(capsys.readouterr().out)
     assert reports[0] == reports[1]
     assert reports[0].splitlines()[-1] == "Found 7 findings in 8 files."
+
+
+def test_a_check_of_no_file_warns_and_passes_as_ruff_does(tmp_path, monkeypatch, capsys):
+    """A CI job whose paths or globs match nothing is told so (ruff: "No Python files found
+    under the given path(s)", exit 0)."""
+    (tmp_path / "sortlint.yml").write_text('include: ["warehouse/**/*.sql"]\n')
+    (tmp_path / "models").mkdir()
+    (tmp_path / "models" / "orders.sql").write_text("SELECT 1;\n")
+    (tmp_path / "notes.txt").write_text("no SQL\n")
+    monkeypatch.chdir(tmp_path)
+    assert main(["check", "models", "notes.txt"]) == 0
+    assert capsys.readouterr() == (
+        "All checks passed (0 files).\n",
+        "note: notes.txt: skipped: not a kind of file sortlint reads (.sql, .hql, .py)\n"
+        "warning: no files checked: nothing in models, notes.txt matched "
+        "(sortlint reads .sql, .hql and .py files; include: warehouse/**/*.sql)\n",
+    )
+    assert main(["check"]) == 0
+    assert capsys.readouterr().err == (
+        "warning: no files checked: nothing in . matched (sortlint reads .sql, .hql and .py files; include: warehouse/**/*.sql)\n"
+    )
+
+
+def test_a_check_of_some_files_does_not_warn(repo, capsys):
+    (repo / "notes.txt").write_text("no SQL\n")
+    assert main(["check", str(repo / "good.sql"), str(repo / "notes.txt")]) == 0
+    assert "warning" not in capsys.readouterr().err
+
+
+def test_a_notebook_style_job_that_does_not_parse_is_an_error(tmp_path, monkeypatch, capsys):
+    """A job that uses a global `spark` and never says `pyspark`, cut off mid-call."""
+    (tmp_path / "job.py").write_text('df = spark.table("events")\ndf.orderBy("host").write.saveAsTable("x"\n')
+    monkeypatch.chdir(tmp_path)
+    assert main(["check", "job.py"]) == 2
+    assert capsys.readouterr() == (
+        "Found 0 findings in 1 file. 1 error.\n",
+        "error: job.py:2: cannot parse Python: '(' was never closed\n",
+    )
+
+
+def test_any_python_file_checked_that_does_not_parse_is_an_error(tmp_path, monkeypatch, capsys):
+    """As ruff reports a syntax error in every Python file it is given, whatever it holds;
+    the rest is still checked."""
+    (tmp_path / "scripts").mkdir()
+    (tmp_path / "scripts" / "old.py").write_text('import os\nprint "no Spark here"\n')
+    (tmp_path / "q.sql").write_text("SELECT a FROM t WHERE b = 1 ORDER BY a, a;\n")
+    monkeypatch.chdir(tmp_path)
+    assert main(["check", "."]) == 2
+    assert capsys.readouterr() == (
+        "q.sql:1:41: SL003 [*] sort key a repeats an earlier key [query]\n"
+        "Found 1 finding in 2 files. 1 error.\n",
+        "error: scripts/old.py:2: cannot parse Python: Missing parentheses in call to 'print'. Did you mean print(...)?\n",
+    )
+    (tmp_path / "sortlint.yml").write_text('exclude: ["scripts/**"]\n')  # what a user who means it does
+    assert main(["check", "."]) == 1
+
+
+def test_a_python_file_that_parses_and_concerns_no_rule_passes(tmp_path, monkeypatch, capsys):
+    (tmp_path / "setup.py").write_text("from setuptools import setup\nsetup(name='x')\n")
+    monkeypatch.chdir(tmp_path)
+    assert main(["check", "setup.py"]) == 0
+    assert capsys.readouterr() == ("All checks passed (1 file).\n", "")

@@ -61,7 +61,7 @@ def test_the_json_report(repo, capsys):
     assert main(["coverage", "--output-format", "json", "."]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report == {
-        "files": 2, "statements": 6, "parsed": 5, "analysed_without_opaque": 1, "nodes": 11,
+        "files": 2, "files_with_nothing_to_analyse": [], "statements": 6, "parsed": 5, "analysed_without_opaque": 1, "nodes": 11,
         "opaque_nodes": 4, "errors": 1, "statements_by_kind": {"opaque": 1, "pyspark": 2, "sql": 2},
         "opaque_by_reason": {"the SQL is built at run time: not analysable": 2,
                              "a parameter of a function": 1, "TABLESAMPLE": 1},
@@ -79,3 +79,21 @@ def test_the_json_report(repo, capsys):
 ])
 def test_reasons_are_grouped_without_their_names(reason, group):
     assert reason_group(reason) == group
+
+
+def test_the_files_nothing_in_which_concerns_sortlint_are_named(repo, capsys):
+    """A Python file that parses and holds no Spark job or DAG is checked and passes; coverage
+    says which files those are."""
+    (repo / "setup.py").write_text("from setuptools import setup\nsetup(name='x')\n")
+    (repo / "tools").mkdir()
+    (repo / "tools" / "notes.py").write_text("# nothing\n")
+    assert main(["coverage", "."]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[:2] == [
+        "files                                  4",
+        "  with nothing to analyse              2  (50%)",
+    ]
+    assert out[-1] == "files with nothing to analyse: setup.py, tools/notes.py"
+    assert main(["coverage", "--output-format", "json", "."]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["files_with_nothing_to_analyse"] == ["setup.py", "tools/notes.py"]

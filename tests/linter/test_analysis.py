@@ -42,10 +42,10 @@ def fail_on_boom(original):
 def test_a_builder_bug_is_an_internal_error_of_its_statement(project, monkeypatch, capsys):
     monkeypatch.setattr(statement, "build_tree", fail_on_boom(statement.build_tree))
     assert main(["check", "."]) == 2
-    out = capsys.readouterr().out.splitlines()
-    assert [line.split(" ")[0] for line in out if "SL001" in line] == ["a.sql:1:31:", "a.sql:3:31:", "b.sql:1:31:"]
-    assert f"error: a.sql:2: internal error: RuntimeError: boom while building statement; {REPORT}" in out
-    assert out[-1] == "Found 3 findings in 2 files. 1 error."
+    out, err = capsys.readouterr()
+    assert [line.split(" ")[0] for line in out.splitlines() if "SL001" in line] == ["a.sql:1:31:", "a.sql:3:31:", "b.sql:1:31:"]
+    assert err == f"error: a.sql:2: internal error: RuntimeError: boom while building statement; {REPORT}\n"
+    assert out.splitlines()[-1] == "Found 3 findings in 2 files. 1 error."
 
 
 def test_a_rule_bug_is_an_internal_error_of_its_statement(project, monkeypatch, capsys):
@@ -58,8 +58,8 @@ def test_a_rule_bug_is_an_internal_error_of_its_statement(project, monkeypatch, 
 
     monkeypatch.setattr("sortlint.linter.analysis.lint_statement", failing)
     assert main(["check", "."]) == 2
-    out = capsys.readouterr().out
-    assert f"error: a.sql:2: internal error: KeyError: 'oops' while linting statement; {REPORT}" in out
+    out, err = capsys.readouterr()
+    assert err == f"error: a.sql:2: internal error: KeyError: 'oops' while linting statement; {REPORT}\n"
     assert out.count("SL001") == 3
 
 
@@ -73,8 +73,8 @@ def test_a_front_end_bug_is_an_internal_error_of_its_file(project, monkeypatch, 
 
     monkeypatch.setattr(files, "split_statements", failing)
     assert main(["check", "."]) == 2
-    out = capsys.readouterr().out
-    assert f"error: a.sql: internal error: IndexError: list index out of range while reading the file; {REPORT}" in out
+    out, err = capsys.readouterr()
+    assert err == f"error: a.sql: internal error: IndexError: list index out of range while reading the file; {REPORT}\n"
     assert "b.sql:1:31: SL001" in out
 
 
@@ -85,7 +85,9 @@ def test_the_traceback_is_printed_only_when_asked(project, monkeypatch, capsys):
     monkeypatch.setenv("SORTLINT_DEBUG", "1")
     main(["check", "."])
     err = capsys.readouterr().err
-    assert err.startswith("Traceback (most recent call last):")
+    line, traceback = err.split("\n", 1)
+    assert line == f"error: a.sql:2: internal error: RuntimeError: boom while building statement; {REPORT}"
+    assert traceback.startswith("Traceback (most recent call last):")
     assert 'raise RuntimeError("boom")' in err and err.rstrip().endswith("RuntimeError: boom")
 
 

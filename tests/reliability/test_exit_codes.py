@@ -53,6 +53,7 @@ def test_json_with_diff_is_json_and_the_diff_goes_to_stderr(repo, capsys):
     assert captured.err == (
         "--- a/q.sql\n+++ b/q.sql\n@@ -1 +1 @@\n"
         "-SELECT a FROM t WHERE b = 1 ORDER BY a, a;\n+SELECT a FROM t WHERE b = 1 ORDER BY a;\n"
+        f"error: broken.sql:1: {entries[1]['message']}\n"
     )
 
 
@@ -72,14 +73,15 @@ def test_an_internal_error_is_one_line_with_debug_its_traceback(repo, capsys, mo
     monkeypatch.setattr(statement, "build_tree", broken)
     assert main(["check", "q.sql"]) == 2
     captured = capsys.readouterr()
-    assert captured.out.splitlines()[0] == (
+    assert captured.out == "Found 0 findings in 1 file. 1 error.\n"
+    line = (
         "error: q.sql:1: internal error: KeyError: 'x' while building statement; "
-        "please report this at the sortlint issue tracker"
+        "please report this at the sortlint issue tracker\n"
     )
-    assert captured.err == ""
+    assert captured.err == line
     assert main(["check", "--debug", "q.sql"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("Traceback (most recent call last):") and err.endswith("KeyError: 'x'\n")
+    assert err.startswith(line + "Traceback (most recent call last):") and err.endswith("KeyError: 'x'\n")
 
 
 def test_a_usage_error_exits_2(repo):

@@ -12,6 +12,7 @@ to its temporary file, before the rename).
 from __future__ import annotations
 
 import os
+import resource
 import signal
 import stat
 import subprocess
@@ -49,13 +50,13 @@ def test_a_read_only_folder(repo, permissions):
         result = run(["check", "--fix", "."], repo, setup=without_root_file_access)
     finally:
         (repo / "a_locked").chmod(0o755)
-    assert (result.returncode, result.stderr) == (2, "")
+    assert result.returncode == 2
     assert result.stdout.splitlines() == [
         "a_locked/q.sql:1:41: SL003 [*] sort key a repeats an earlier key [query]",
-        "error: a_locked/q.sql: not fixed, the file is as it was: cannot write it: Permission denied",
         "Found 1 finding in 2 files. 1 error.",
         "1 fixed, 1 remaining.",
     ]
+    assert result.stderr == "error: a_locked/q.sql: not fixed, the file is as it was: cannot write it: Permission denied\n"
     assert (repo / "a_locked" / "q.sql").read_text() == FIXABLE
     assert (repo / "b_open" / "q.sql").read_text() == FIXED
     assert temporaries(repo) == []
@@ -66,12 +67,12 @@ def test_a_read_only_file_is_refused(repo, capsys):
     (repo / "b.sql").write_text(FIXABLE)
     (repo / "a.sql").chmod(0o444)
     assert main(["check", "--fix", "."]) == 2
-    assert capsys.readouterr().out.splitlines() == [
-        "a.sql:1:41: SL003 [*] sort key a repeats an earlier key [query]",
-        "error: a.sql: not fixed, the file is as it was: the file is read-only",
-        "Found 1 finding in 2 files. 1 error.",
-        "1 fixed, 1 remaining.",
-    ]
+    assert capsys.readouterr() == (
+        "a.sql:1:41: SL003 [*] sort key a repeats an earlier key [query]\n"
+        "Found 1 finding in 2 files. 1 error.\n"
+        "1 fixed, 1 remaining.\n",
+        "error: a.sql: not fixed, the file is as it was: the file is read-only\n",
+    )
     assert ((repo / "a.sql").read_text(), (repo / "b.sql").read_text()) == (FIXABLE, FIXED)
     assert stat.S_IMODE((repo / "a.sql").stat().st_mode) == 0o444
 
@@ -89,11 +90,39 @@ def test_a_full_disk(repo, how, size, reason):
         (disk / "a_big.sql").write_text(big)
         (disk / "b_small.sql").write_text(FIXABLE)
         result = run(["check", "--fix", "--output-format", "json", "."], disk, setup=setup)
-        assert (result.returncode, result.stderr) == (2, "")
+        assert result.returncode == 2
         assert f'"message": "not fixed, the file is as it was: cannot write it: {reason}"' in result.stdout
+        assert result.stderr == f"error: a_big.sql: not fixed, the file is as it was: cannot write it: {reason}\n"
         assert (disk / "a_big.sql").read_text() == big
         assert (disk / "b_small.sql").read_text() == FIXED
         assert temporaries(disk) == []
+
+
+@pytest.mark.parametrize("limit", [10_000, 5_000], ids=["the copy fits, the fix does not", "the copy does not fit"])
+def test_a_hard_linked_file_that_cannot_be_written_whole_keeps_its_old_text(repo, limit):
+    """A file with several links is rewritten in place; its fix grows it past the file size
+    limit, so the new text stops part-way: the old text, copied beside it first, is written
+    back, every link still sees it, and the copy is gone. When the copy cannot be written,
+    the file is not touched."""
+    (repo / "sortlint.yml").write_text(
+        "sources:\n  staging: {columns: {id: int not null, k: int}}\n"
+        "  plain: {columns: {id: int not null, k: int}, orderings: [[id]]}\n"
+    )
+    old = "INSERT INTO plain SELECT id, k FROM staging;\n" * 200  # 9 KB; each fix adds ` ORDER BY id`
+    (repo / "q.sql").write_text(old)
+    os.link(repo / "q.sql", repo / "other-name.sql")
+    inode = (repo / "q.sql").stat().st_ino
+
+    def limited() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    result = run(["check", "--no-cache", "--fix", "--unsafe-fixes", "--output-format", "json", "q.sql"], repo, setup=limited)
+    assert result.returncode == 2
+    assert '"message": "not fixed, the file is as it was: cannot write it: File too large"' in result.stdout
+    assert result.stderr == "error: q.sql: not fixed, the file is as it was: cannot write it: File too large\n"
+    assert (repo / "q.sql").read_text() == (repo / "other-name.sql").read_text() == old
+    assert (repo / "q.sql").stat().st_ino == inode
+    assert temporaries(repo) == []
 
 
 def test_a_fix_through_a_symbolic_link_edits_its_target(repo, capsys):
@@ -124,9 +153,9 @@ def test_a_file_changed_while_it_was_checked_is_left_alone(repo, capsys, monkeyp
 
     monkeypatch.setattr(apply, "fix_file", edited_meanwhile)
     assert main(["check", "--fix", "q.sql"]) == 2
-    assert capsys.readouterr().out.splitlines()[1] == (
+    assert capsys.readouterr().err == (
         "error: q.sql: not fixed, the file is as it was: the file changed while it was checked; "
-        "run sortlint again"
+        "run sortlint again\n"
     )
     assert (repo / "q.sql").read_text() == "-- saved by an editor\n" + FIXABLE
 

@@ -43,7 +43,7 @@ def test_github_annotations(repo, capsys):
         f"::warning file=a%2Cb.sql,line=2,endLine=2,col=43,title=SL001 unnecessary-sort::{SECOND}",
         f"::error file=broken.sql,line=1::{PARSE_ERROR.removeprefix('broken.sql:1: ')}",
     ]
-    assert out.err == ""
+    assert out.err == f"error: {PARSE_ERROR}\n"
 
 
 def test_github_annotations_escape_line_ends_and_percent_signs():
@@ -109,14 +109,44 @@ def test_junit_of_a_clean_check(repo, capsys):
 
 
 def test_statistics(repo, capsys):
-    (repo / "more.sql").write_text("SELECT host FROM events WHERE host = 'a' ORDER BY host, time;\n")
+    """Fixable counts what `--fix` fixes; the unsafe fixes are hidden until `--unsafe-fixes`,
+    as ruff counts them."""
+    (repo / "more.sql").write_text(
+        "SELECT level FROM events WHERE level = 'x' ORDER BY level;\n"  # safe: the query's own WHERE
+        "SELECT host FROM events WHERE host = 'a' ORDER BY host, time;\n"
+    )
     assert main(["check", "--statistics", "a,b.sql", "more.sql"]) == 1
     assert capsys.readouterr().out == (
-        "3  SL001  [*] unnecessary-sort\n"
-        "Found 3 findings; 3 with a fix ([*] all, [-] some).\n"
+        "4  SL001  [-] unnecessary-sort\n"
+        "Found 4 findings.\n"
+        "[*] 1 fixable with the `--fix` option (3 hidden fixes can be enabled with the `--unsafe-fixes` option).\n"
     )
-    assert main(["check", "--statistics", "--output-format", "json", "a,b.sql"]) == 1
-    assert json.loads(capsys.readouterr().out) == [{"code": "SL001", "name": "unnecessary-sort", "count": 2, "fixable": 2}]
+    assert main(["check", "--statistics", "--unsafe-fixes", "a,b.sql", "more.sql"]) == 1
+    assert capsys.readouterr().out == (
+        "4  SL001  [*] unnecessary-sort\n"
+        "Found 4 findings.\n"
+        "[*] 4 fixable with the `--fix` option.\n"
+    )
+    assert main(["check", "--statistics", "a,b.sql"]) == 1
+    assert capsys.readouterr().out == (
+        "2  SL001  [ ] unnecessary-sort\n"
+        "Found 2 findings.\n"
+        "No fixes available (2 hidden fixes can be enabled with the `--unsafe-fixes` option).\n"
+    )
+    assert main(["check", "--statistics", "--output-format", "json", "a,b.sql", "more.sql"]) == 1
+    assert json.loads(capsys.readouterr().out) == [
+        {"code": "SL001", "name": "unnecessary-sort", "count": 4, "fixable": 1, "hidden_unsafe_fixes": 3}
+    ]
+    assert main(["check", "--statistics", "--unsafe-fixes", "--output-format", "json", "a,b.sql"]) == 1
+    assert json.loads(capsys.readouterr().out) == [
+        {"code": "SL001", "name": "unnecessary-sort", "count": 2, "fixable": 2, "hidden_unsafe_fixes": 0}
+    ]
+
+
+def test_statistics_of_a_clean_check(repo, capsys):
+    (repo / "clean.sql").write_text("SELECT host FROM events;\n")
+    assert main(["check", "--statistics", "clean.sql"]) == 0
+    assert capsys.readouterr().out == "Found 0 findings.\n"
 
 
 def test_show_fixes(repo, capsys):
@@ -151,11 +181,20 @@ def test_exit_zero(repo, capsys):
 
 
 def test_output_file(repo, capsys):
-    assert main(["check", "--output-format", "sarif", "--output-file", "out/report.sarif", "a,b.sql"]) == 2
-    assert capsys.readouterr().err == "error: out/report.sarif: cannot write the report: No such file or directory\n"
     assert main(["check", "--output-format", "gitlab", "--output-file", "report.json", "a,b.sql"]) == 1
     assert capsys.readouterr().out == ""
     assert len(json.loads((repo / "report.json").read_text())) == 2
     umask = os.umask(0o022)
     os.umask(umask)
     assert (repo / "report.json").stat().st_mode & 0o777 == 0o666 & ~umask
+
+
+def test_output_file_creates_its_missing_folders(repo, capsys):
+    assert main(["check", "--output-format", "sarif", "--output-file", "out/ci/report.sarif", "a,b.sql"]) == 1
+    assert capsys.readouterr() == ("", "")
+    assert len(json.loads((repo / "out/ci/report.sarif").read_text())["runs"][0]["results"]) == 2
+
+
+def test_output_file_under_a_file_is_an_error(repo, capsys):
+    assert main(["check", "--output-format", "sarif", "--output-file", "a,b.sql/report.sarif", "a,b.sql"]) == 2
+    assert capsys.readouterr() == ("", "error: a,b.sql/report.sarif: cannot write the report: Not a directory\n")

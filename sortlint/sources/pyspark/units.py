@@ -34,6 +34,7 @@ from sortlint.sources.opaque import opaque_unit
 from sortlint.sources.pyspark.values import Column, Pipeline, PyDict, PyList, PyValue, SqlText, window_calls
 from sortlint.sources.python.constants import UNKNOWN, format_text
 from sortlint.sources.python.strings import FormatField, apply_formatting, decode, is_bytes
+from sortlint.sources.python.syntax import check_syntax
 from sortlint.sources.sql.files import mapped_statements, with_run_time_fields
 from sortlint.sources.sql.placeholders import FormatSource, field_placeholder
 from sortlint.units import Unit
@@ -43,7 +44,9 @@ _MENTIONS_SPARK = re.compile(r"pyspark|\bspark\b|SparkSession|\.sql\(|\.table\("
 
 
 def pyspark_units(path: Path, raw: str, reading: Reading) -> list[Unit] | None:
-    """The file's pipelines and `spark.sql` statements, or None when it is not a PySpark job."""
+    """The file's pipelines and `spark.sql` statements, or None when it is not a PySpark job.
+    Any Python file that does not parse is an error (`sortlint.sources.python.syntax`)."""
+    check_syntax(path, raw)
     if not _MENTIONS_SPARK.search(raw):
         return None
     from sortlint.sources.pyspark.reader import JobReader, ReadError
@@ -53,9 +56,7 @@ def pyspark_units(path: Path, raw: str, reading: Reading) -> list[Unit] | None:
     try:
         reader = JobReader(raw, lambda reader, value: _sql_text(reader, value, dialect), modules, path=path)
         reader.run()
-    except ReadError as error:
-        if "pyspark" not in raw:
-            return None  # not ours to report: another front end may say it
+    except ReadError as error:  # Python parses it, libcst does not (newer syntax than it knows)
         raise UserError(error.message, path, error.line) from None
     except RecursionError:
         raise UserError("too deeply nested to analyse", path) from None

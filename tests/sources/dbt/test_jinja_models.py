@@ -427,9 +427,9 @@ def test_the_rest_of_the_project_is_still_checked(tmp_path, capsys):
         },
     )
     assert main(["check", "--config", str(root / "sortlint.yml"), str(root)]) == 2
-    out = capsys.readouterr().out
+    out, err = capsys.readouterr()
     assert f"{root / 'models' / 'b_fine.sql'}:1:60: SL001" in out
-    assert f"error: {root / 'models' / 'a_broken.sql'}:3: cannot render template: required var 'nope'" in out
+    assert f"error: {root / 'models' / 'a_broken.sql'}:3: cannot render template: required var 'nope'" in err
 
 
 @pytest.mark.parametrize("template, message", [

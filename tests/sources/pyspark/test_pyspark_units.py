@@ -179,11 +179,26 @@ def test_crlf_file_positions(config):
     assert [units[0].text[k.span.start : k.span.end] for k in sort.keys] == ['"host"', '"time"']
 
 
-def test_python_that_does_not_parse(config):
+@pytest.mark.parametrize("raw", [
+    "from pyspark.sql import functions as F\ndef (:\n",
+    "spark = 1\ndef (:\n",  # a job with a global `spark`, never naming pyspark
+    "import os\ndef (:\n",  # nothing of Spark: still a Python file sortlint was given
+])
+def test_python_that_does_not_parse_is_an_error_at_its_line(config, raw):
     with pytest.raises(UserError) as error:
-        pyspark_units(Path("job.py"), "from pyspark.sql import functions as F\ndef (:\n", Reading(config))
-    assert error.value.line == 2
-    assert pyspark_units(Path("other.py"), "spark = 1\ndef (:\n", Reading(config)) is None
+        pyspark_units(Path("job.py"), raw, Reading(config))
+    assert (error.value.line, error.value.message) == (2, "cannot parse Python: invalid syntax")
+
+
+def test_python_newer_than_the_interpreter_is_no_error(config):
+    """A job in Python 3.12's syntax (type parameters) checked by sortlint on an older Python:
+    libcst reads it, so it is no syntax error (on 3.12 and later Python reads it too)."""
+    raw = (
+        "def first[T](rows: list[T]) -> T:\n"
+        "    return rows[0]\n"
+        "spark.table('t').orderBy('a').write.saveAsTable('x')\n"
+    )
+    assert [unit.kind for unit in pyspark_units(Path("job.py"), raw, Reading(config))] == ["pyspark"]
 
 
 def test_names_followed_through_assignments_and_branches(config):
