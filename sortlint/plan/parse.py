@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 from sqlglot.errors import ParseError, SqlglotError, TokenError
-from sqlglot.tokens import Token
+from sqlglot.tokens import Token, TokenType
 
 from sortlint.errors import UserError, from_recursion
 from sortlint.plan.dialect import sql_dialect
@@ -48,6 +48,10 @@ def parse_unit(unit: Unit, dialect: str) -> tuple[exp.Expression, Spans]:
     return tree, Spans(TokenIndex(tuple(tokens), elided, unit), tree)
 
 
+# A bracket that opens a query: the nesting a WITH clause or a view can name away.
+QUERY_STARTS = frozenset({TokenType.SELECT, TokenType.WITH, TokenType.VALUES, TokenType.FROM})
+
+
 def too_deeply_nested(unit: Unit, dialect: str, tokens: list[Token] | None = None) -> UserError:
     """The error of a statement nested deeper than Python's recursion limit lets sortlint
     (or sqlglot) follow: at the line where its brackets are deepest."""
@@ -55,16 +59,22 @@ def too_deeply_nested(unit: Unit, dialect: str, tokens: list[Token] | None = Non
         tokens = tokens if tokens is not None else tokenize(unit.text, dialect)[0]
     except SqlglotError:
         tokens = []
-    depth, deepest, where = 0, 0, 0
-    for token in tokens:
+    # The open brackets, each with whether a query starts inside it; their deepest stack.
+    opened: list[bool] = []
+    deepest: list[bool] = []
+    where = 0
+    for index, token in enumerate(tokens):
         if token.token_type in OPENING:
-            depth += 1
-            if depth > deepest:
-                deepest, where = depth, token.start
-        elif token.token_type in CLOSING:
-            depth -= 1
-    if deepest > 1:
-        why = f"brackets {deepest} deep; name inner queries in a WITH clause or a view"
+            following = tokens[index + 1].token_type if index + 1 < len(tokens) else None
+            opened.append(following in QUERY_STARTS)
+            if len(opened) > len(deepest):
+                deepest, where = list(opened), token.start
+        elif token.token_type in CLOSING and opened:
+            opened.pop()
+    if len(deepest) > 1 and any(deepest):
+        why = f"brackets {len(deepest)} deep; name inner queries in a WITH clause or a view"
+    elif len(deepest) > 1:
+        why = f"brackets {len(deepest)} deep in one expression; write it with fewer nested parentheses"
     else:
         why = "a chain of operators or set operations too long to follow; split it"
     return UserError(f"too deeply nested to analyse ({why})", unit.path, unit.location(where)[0])

@@ -286,6 +286,17 @@ def test_deep_nesting_is_analysed_or_reported_as_such(repo, capsys):
     )
 
 
+def test_deep_brackets_of_one_expression_are_not_told_to_use_a_with_clause(repo, capsys):
+    (repo / "q.sql").write_text("SELECT " + "(" * 5000 + "a" + ")" * 5000 + " FROM t;\n" + FIXABLE)
+    assert main(["check", "q.sql"]) == 2
+    out, err = capsys.readouterr()
+    assert out.splitlines()[1:] == ["Found 1 finding in 1 file. 1 error."]
+    assert err == (
+        "error: q.sql:1: too deeply nested to analyse (brackets 5000 deep in one expression; write "
+        "it with fewer nested parentheses)\n"
+    )
+
+
 def test_a_long_chain_is_reported_as_too_deep_not_as_a_bug(repo, capsys):
     union = " UNION ALL ".join(["SELECT a FROM t"] * 2000)
     (repo / "q.sql").write_text(f"{union};\n{FIXABLE}")
