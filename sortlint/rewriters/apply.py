@@ -18,7 +18,6 @@ import bisect
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Generic, TypeVar
 
 from sortlint.diagnostics import Applicability, Edit, Finding, apply_edits

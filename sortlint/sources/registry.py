@@ -66,9 +66,9 @@ OPAQUE = UnitKind("sortlint.sources.opaque:build", "sortlint.sources.sql.fixes:F
 FRONT_ENDS: tuple[FrontEnd, ...] = (
     # Before dbt: claims only the templates a DAG of the project references.
     FrontEnd("airflow-templates", (".sql", ".hql"), True,
-             "sortlint.sources.airflow.templates:template_file_units", {"opaque": OPAQUE},
+             "sortlint.sources.airflow.preparation:template_file_units", {"opaque": OPAQUE},
              prepare="sortlint.sources.airflow.preparation:prepare"),
-    FrontEnd("dbt", (".sql", ".hql"), True, "sortlint.sources.dbt.rendering:jinja_units",
+    FrontEnd("dbt", (".sql", ".hql"), True, "sortlint.sources.dbt.preparation:template_units",
              {"dbt_model": UnitKind("sortlint.sources.dbt.models:build_model",
                                     "sortlint.sources.sql.fixes:FIXES")},
              prepare="sortlint.sources.dbt.preparation:prepare"),

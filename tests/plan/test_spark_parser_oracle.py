@@ -22,7 +22,7 @@ import pytest
 from sqlglot import exp
 
 import spark_support
-from sortlint.config import Config, load_config
+from sortlint.config import load_config
 from sortlint.plan.dialect import KEYWORDS, sql_dialect
 from sortlint.sources.sql.files import split_statements
 from sortlint.workspace.check import check

@@ -365,7 +365,6 @@ class _LayoutPlan:
         return self.aliases.setdefault(column, f"k{len(self.aliases)}")
 
     def _order_check(self, name: str, declaration: Declaration) -> OrderCheck | None:
-        source = self.check.source
         if declaration.kind == "ordering":
             keys = tuple(
                 Key(self._alias(item.column), item.descending, item.nulls_first)

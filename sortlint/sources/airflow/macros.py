@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from sortlint.config import Config
+from sortlint.sources.airflow.preparation import JINJA
 from sortlint.sources.opaque import opaque_unit
 from sortlint.sources.python.constants import UNKNOWN
 from sortlint.sources.python.strings import MappedText
@@ -21,7 +22,6 @@ from sortlint.sources.sql.files import mapped_statements
 from sortlint.sources.sql.placeholders import SqlScanner, placeholder, tag_end
 from sortlint.units import Unit
 
-JINJA = re.compile(r"\{[{%#]")
 
 
 def rendered_units(path: Path, raw: str, mapped: MappedText, params: dict, config: Config,

@@ -17,8 +17,10 @@ from sortlint.errors import UserError
 from sortlint.files import read_source
 from sortlint.sources.frontend import Preparation, Reading
 from sortlint.store import digest
+from sortlint.units import Unit
 
 TEMPLATE_SUFFIXES = (".sql", ".hql")
+JINJA = re.compile(r"\{[{%#]")  # where Airflow's Jinja may render something
 MAYBE_DAG = re.compile(r"Operator\b|Hook\b")
 MAYBE_SQL = re.compile(r"\b[sh]ql\s*=|\.(?:run|run_cli|get_records|get_first|get_pandas_df|get_df)\(")
 _NOT_SOURCES = {"__pycache__", "node_modules", "site-packages", "venv", "build", "dist"}
@@ -64,6 +66,21 @@ def _candidates(config: Config) -> tuple[list[tuple[Path, str]], list[str]]:
             if may_reference_templates(raw):
                 candidates.append((file, raw))
     return candidates, templates
+
+
+def template_file_units(path: Path, raw: str, reading: Reading) -> list[Unit] | None:
+    """SQL front end: a `.sql`/`.hql` file that holds Jinja and that a DAG in the project
+    references, rendered as Airflow would; None for any other file. The checks that let a
+    file go come first, here: a plain SQL file never loads the reader of DAGs."""
+    if path.suffix not in TEMPLATE_SUFFIXES or not JINJA.search(raw):
+        return None
+    if in_dbt_project(path):
+        return None  # a dbt model or macro, not an Airflow template
+    if reading.config.path is None:
+        return None  # no project: the root would be the working directory, too wide to search
+    from sortlint.sources.airflow.templates import referenced_template_units
+
+    return referenced_template_units(path, raw, reading)
 
 
 def in_dbt_project(path: Path) -> bool:

@@ -17,8 +17,8 @@ from typing import Any
 from sortlint.config import Config
 from sortlint.errors import UserError
 from sortlint.sources.airflow.dags import DagModule, find_template, resolved_path
-from sortlint.sources.airflow.macros import JINJA, rendered_units
-from sortlint.sources.airflow.preparation import TEMPLATE_SUFFIXES, dag_candidates, in_dbt_project
+from sortlint.sources.airflow.macros import rendered_units
+from sortlint.sources.airflow.preparation import TEMPLATE_SUFFIXES, dag_candidates
 from sortlint.sources.frontend import Reading
 from sortlint.sources.python.strings import MappedText
 from sortlint.units import Unit
@@ -30,16 +30,10 @@ class TemplateReference:
     params: tuple[tuple[str, Any], ...]
 
 
-def template_file_units(path: Path, raw: str, reading: Reading) -> list[Unit] | None:
-    """SQL front end: a `.sql`/`.hql` file that holds Jinja and that a DAG in the project
-    references, rendered as Airflow would; None for any other file."""
-    if path.suffix not in TEMPLATE_SUFFIXES or not JINJA.search(raw):
-        return None
-    if in_dbt_project(path):
-        return None  # a dbt model or macro, not an Airflow template
+def referenced_template_units(path: Path, raw: str, reading: Reading) -> list[Unit] | None:
+    """A template file (one `preparation.template_file_units` let through) rendered as
+    Airflow would, when a DAG in the project references it; None otherwise."""
     config = reading.config
-    if config.path is None:
-        return None  # no project: the root would be the working directory, too wide to search
     target = resolved_path(path)
     references = [r for r in project_references(reading) if r.file == target]
     if not references:

@@ -22,23 +22,36 @@ import os
 import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 
 from sortlint.config import Config, Source, nodes
 from sortlint.errors import UserError
-from sortlint.sources.dbt import compiled
-from sortlint.sources.dbt import context as dbt_context
+# `compiled` and `context` (importlib.metadata, the macro library, dbt's runner) are imported
+# where used, once a checked file is found in a dbt project: a check of plain SQL pays
+# nothing for them.
 from sortlint.sources.dbt import project as dbt
 from sortlint.sources.frontend import Preparation, Reading
 from sortlint.store import Store, digest, sortlint_digest
+from sortlint.units import Unit
 
+TEMPLATE_MARK = re.compile(r"\{[{%#]")  # where Jinja may render something
 ENV_VAR = re.compile(r"""env_var\(\s*['"]([^'"]+)['"]""")
 REF = re.compile(r"""\bref\(\s*['"]([^'"]+)['"]\s*(?:,\s*['"]([^'"]+)['"]\s*)?[,)]""")
 SCANS = "dbt-project"  # the store's namespace for what `_scan` learns of a project
 CONFIGS = "dbt-configs"  # and for the `config(...)` arguments of a project's models
 MACROS = "dbt-macros"  # and for the names each macro file defines
 PROPERTIES = "dbt-properties"  # and for what each property file says
+
+
+def template_units(path: Path, raw: str, reading: Reading) -> list[Unit] | None:
+    """SQL front end: a templated `.sql` file or a file of a dbt project, as
+    `rendering.jinja_units` reads it; None for plain SQL outside any dbt project, which
+    never loads the renderers."""
+    if dbt.projects_of(reading).of(path) is None and not TEMPLATE_MARK.search(raw):
+        return None
+    from sortlint.sources.dbt.rendering import jinja_units
+
+    return jinja_units(path, raw, reading)
 
 
 def project_context_key(root: Path) -> tuple[str, Path]:
@@ -58,6 +71,10 @@ def prepare(files: Sequence[Path], reading: Reading) -> Preparation:
     config = reading.config
     projects = dbt.projects_of(reading)
     roots = sorted({root for root in map(projects.root_of, files) if root is not None})
+    if not roots:
+        return Preparation(config)
+    from sortlint.sources.dbt import context as dbt_context
+
     declared: list[Source] = []
     definers: dict[str, Path] = {}
     contexts: dict[Path, str] = {}
@@ -85,6 +102,8 @@ def prepare(files: Sequence[Path], reading: Reading) -> Preparation:
 def _require_dbt_rendering(project: dbt.Project, config: Config) -> None:
     """`--dbt-renderer dbt` on a project dbt cannot render is an error, said once, before
     any file is read (a model dbt alone fails to compile is its file's error)."""
+    from sortlint.sources.dbt import compiled
+
     if compiled.renderer(config.dbt) != "dbt":
         return
     rendered = compiled.compiled_project(project, config.dbt)
@@ -123,6 +142,8 @@ def _remembered_scan(
 
 
 def _scan(project: dbt.Project, config: Config) -> ProjectScan:
+    from sortlint.sources.dbt import compiled
+
     relations = compiled.model_relations(project, config.dbt)
     declarations = tuple(dbt.declarations(project, config.target, relations))
     tables = {
@@ -135,6 +156,8 @@ def _scan(project: dbt.Project, config: Config) -> ProjectScan:
 
 def project_context(root: Path, config: Config, store: Store | None) -> str:
     """The digest of what a model's rendering and analysis may read beyond its own file."""
+    from sortlint.sources.dbt import compiled
+
     settings = _project_settings(root)
     output_paths = tuple(str(settings.get(key) or default)
                          for key, default in (("target-path", "target"), ("log-path", "logs")))
@@ -186,10 +209,11 @@ def _project_settings(root: Path) -> dict:
 
 
 def _versions() -> tuple[str | None, ...]:
-    import sqlglot
+    from importlib import metadata
 
-    found: list[str | None] = [sqlglot.__version__]
-    for distribution in ("dbt-core", "dbt-spark", "sqlfluff", "Jinja2"):
+    found: list[str | None] = []
+    # from the packages' metadata: importing sqlglot would cost a warm check 70 ms
+    for distribution in ("sqlglot", "dbt-core", "dbt-spark", "sqlfluff", "Jinja2"):
         try:
             found.append(metadata.version(distribution))
         except metadata.PackageNotFoundError:

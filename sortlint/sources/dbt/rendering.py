@@ -37,14 +37,13 @@ from sortlint.errors import UserError
 from sortlint.sources.dbt import compiled as dbt_compiled
 from sortlint.sources.dbt import context as dbt_context
 from sortlint.sources.dbt import project as dbt
-from sortlint.sources.dbt.preparation import project_context_key
+from sortlint.sources.dbt.preparation import TEMPLATE_MARK, project_context_key
 from sortlint.plan.tokens import tokenize
 from sortlint.sources.frontend import Reading
 from sortlint.store import digest
 from sortlint.sources.sql.files import failure_offset, statement_bounds
 from sortlint.units import Unit, line_starts, raw_location
 
-TEMPLATE_MARK = re.compile(r"\{[{%#]")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -23,7 +23,7 @@ from sortlint.config import load_config
 from sortlint.diagnostics import UneditableRegion
 from sortlint.errors import UserError
 from sortlint.sources.airflow.dags import dag_units
-from sortlint.sources.airflow.templates import template_file_units
+from sortlint.sources.airflow.preparation import template_file_units
 from sortlint.sources.frontend import Reading
 from sortlint.sources.python.strings import MappedText, SourceSpans, decode
 from sortlint.workspace.check import check

@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 
 from sortlint.config import load_config
-from sortlint.plan.nodes import Opaque
 from sortlint.report.coverage import coverage
 from sortlint.workspace.check import check
 
