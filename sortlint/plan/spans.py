@@ -128,7 +128,11 @@ class Spans:
                 found = table[key] = merged(self._own_position(node), table.get(key))
             if node is not root and found is not None:
                 parent = id(node.parent)
-                table[parent] = merged(table.get(parent), found)
+                above = table.get(parent)
+                # `merged`, written out: this runs for most nodes of every statement
+                table[parent] = found if above is None else (
+                    min(above[0], found[0]), max(above[1], found[1])
+                )
         return table
 
     def _own_position(self, node: exp.Expression) -> Range | None:

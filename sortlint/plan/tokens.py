@@ -213,6 +213,16 @@ class TokenIndex:
         return tuple(partners)
 
     @cached_property
+    def _element_ends(self) -> tuple[int, ...]:
+        """`close_of` every token, read by the scans at a clause's own depth, which ask it
+        of every token they pass."""
+        return tuple(partner if partner > i else i for i, partner in enumerate(self.partners))
+
+    @cached_property
+    def _types(self) -> tuple[TokenType, ...]:
+        return tuple(token.token_type for token in self.tokens)
+
+    @cached_property
     def _starts(self) -> tuple[int, ...]:
         return tuple(token.start for token in self.tokens)
 
@@ -220,7 +230,7 @@ class TokenIndex:
         return len(self.tokens)
 
     def type(self, i: int) -> TokenType | None:
-        return self.tokens[i].token_type if 0 <= i < len(self.tokens) else None
+        return self._types[i] if 0 <= i < len(self.tokens) else None
 
     def word(self, i: int) -> str:
         return self.tokens[i].text.upper() if 0 <= i < len(self.tokens) else ""
@@ -233,52 +243,56 @@ class TokenIndex:
         return Span(self.tokens[first].start, self.tokens[last].end + 1, self.unit)
 
     def is_open(self, i: int) -> bool:
-        return self.type(i) in OPENING and self.partners[i] > i
+        return 0 <= i < len(self.tokens) and self._element_ends[i] > i
 
     def close_of(self, i: int) -> int:
         """The last token of the element starting at i: its closing bracket if i opens one."""
-        return self.partners[i] if self.is_open(i) else i
+        return self._element_ends[i] if 0 <= i < len(self.tokens) else i
 
     def clause_end(self, keyword: int, stops: Collection[TokenType] = CLAUSE_KEYWORDS) -> int:
         """The last token of the clause whose keyword is at `keyword`."""
+        types, ends = self._types, self._element_ends
         i = keyword + 1
-        while i < len(self.tokens):
-            kind = self.tokens[i].token_type
+        while i < len(types):
+            kind = types[i]
             if kind in CLOSING or kind in stops:
                 break
-            i = self.close_of(i) + 1
+            i = ends[i] + 1
         return max(i - 1, keyword)
 
     def split(self, first: int, last: int) -> list[tuple[int, int]]:
         """The comma-separated items of tokens first..last, at their own depth."""
+        types, ends = self._types, self._element_ends
         items: list[tuple[int, int]] = []
         start = i = first
         while i <= last:
-            if self.tokens[i].token_type == TokenType.COMMA:
+            if types[i] == TokenType.COMMA:
                 items.append((start, i - 1))
                 start = i + 1
-            i = self.close_of(i) + 1
+            i = ends[i] + 1
         items.append((start, last))
         return [(a, b) for a, b in items if a <= b]
 
     def find_back(self, i: int, kinds: Collection[TokenType]) -> int | None:
         """The nearest token of one of `kinds` before i, not inside a bracket closed before i
         (enclosing brackets are walked out of)."""
+        types, partners = self._types, self.partners
         i -= 1
         while i >= 0:
-            kind = self.tokens[i].token_type
+            kind = types[i]
             if kind in kinds:
                 return i
-            i = self.partners[i] - 1 if kind in CLOSING and self.partners[i] >= 0 else i - 1
+            i = partners[i] - 1 if kind in CLOSING and partners[i] >= 0 else i - 1
         return None
 
     def find(self, first: int, last: int, kinds: Collection[TokenType]) -> int | None:
         """The first token of one of `kinds` in first..last at their own depth."""
+        types, ends = self._types, self._element_ends
         i = first
         while i <= last:
-            if self.tokens[i].token_type in kinds:
+            if types[i] in kinds:
                 return i
-            i = self.close_of(i) + 1
+            i = ends[i] + 1
         return None
 
     def join_start(self, i: int) -> bool:
