@@ -82,6 +82,7 @@ def compile_project(request: dict) -> dict:
         module.get_template = remembering_get_template
         module.render_template = tracing_render_template
     _hide_secrets()
+    _without_hooks()
     if request.get("incremental"):
         _built_before(current, queried)
     # `dbt compile` stops at the first model that fails; `dbt run` goes on with the models
@@ -172,6 +173,15 @@ def _hide_secrets() -> None:
         members = context.__dict__["_context_members_"]
         members["env_var"] = hiding(members["env_var"])
         contexts += context.__subclasses__()
+
+
+def _without_hooks() -> None:
+    """Rendering models never runs, nor parses, the project's `on-run-start` / `on-run-end`
+    hooks: one that asks the database ('None' has no attribute 'table' against the empty
+    catalog) would otherwise fail the whole project's parse, and no model reads them."""
+    from dbt.parser.hooks import HookParser
+
+    HookParser.parse_file = lambda self, block: None
 
 
 def _built_before(current: list, queried: set[str]) -> None:

@@ -651,3 +651,19 @@ def test_a_var_given_as_a_date_reaches_dbt_as_a_date(tmp_path, capsys):
     out, err = capsys.readouterr()
     assert (out, err) == (
         f"{model}:1:61: SL003 [*] sort key a repeats an earlier key [query]\nFound 1 finding in 1 file.\n", "")
+
+
+@requires_dbt
+@pytest.mark.dbt_core
+def test_a_hook_that_asks_the_database_does_not_stop_dbt_rendering_the_models(tmp_path, capsys):
+    """dbt parses `on-run-start` with the project; against the empty catalog this one fails
+    ('None' has no attribute 'table'), and no model reads a hook: rendering skips them."""
+    root = tmp_path / "p"
+    (root / "models").mkdir(parents=True)
+    (root / "dbt_project.yml").write_text(
+        "name: p\non-run-start:\n  - \"select {{ run_query('select 1 as x').columns[0].values()[0] }}\"\n")
+    model = root / "models" / "m.sql"
+    model.write_text("select a from t order by a, a\n")
+    assert main(["check", "--no-cache", "--dbt-renderer", "dbt", str(model)]) == 1
+    assert capsys.readouterr() == (
+        f"{model}:1:29: SL003 [*] sort key a repeats an earlier key [query]\nFound 1 finding in 1 file.\n", "")
