@@ -34,6 +34,11 @@ def parser() -> argparse.ArgumentParser:
     _common(check)
     _checking_options(check)
     check.add_argument("--output-format", choices=OUTPUT_FORMATS, default="text")
+    check.add_argument(
+        "--stdin-filename", type=Path, metavar="PATH",
+        help="with PATH `-`: check standard input as the file PATH (its configuration, its kind "
+             "of file); with --fix the fixed text goes to stdout and the report to stderr",
+    )
     check.add_argument("--output-file", type=Path, metavar="FILE", help="write the report to FILE, not stdout")
     check.add_argument("--statistics", action="store_true", help="count the findings per rule instead of listing them")
     check.add_argument("--show-fixes", action="store_true", help="show each fix under its finding (with --fix: list what was fixed)")
@@ -399,6 +404,29 @@ def _codes(text: str, option: str) -> tuple[str, ...]:
 
 
 def run_check(args) -> int:
+    stdin = _stdin_text(args)
+    if stdin is not None:
+        from sortlint.files import standing_in
+
+        with standing_in({args.stdin_filename: stdin}):
+            return _run_check(args, stdin)
+    return _run_check(args)
+
+
+def _stdin_text(args) -> bytes | None:
+    """The text to check in place of `--stdin-filename`'s file (its path `-`), or None."""
+    reads = [path for path in args.paths if str(path) == "-"]
+    if not reads and args.stdin_filename is None:
+        return None
+    if args.stdin_filename is None:
+        raise UserError("checking standard input (PATH -) needs --stdin-filename PATH: the file it stands for")
+    if args.paths != [Path("-")] and args.paths != [Path(".")]:
+        raise UserError("--stdin-filename checks standard input alone: give `-` as the only PATH")
+    args.paths = [args.stdin_filename]
+    return sys.stdin.buffer.read()
+
+
+def _run_check(args, stdin: bytes | None = None) -> int:
     config = _config(args, args.paths)
     fixing = args.fix or args.diff
     if args.diff_base and fixing:
@@ -420,6 +448,14 @@ def run_check(args) -> int:
     if args.diff:
         _print_diff(outcomes, sys.stdout if args.output_format == "text" else sys.stderr)
         files = [outcome.original for outcome in outcomes]  # what a check reports; the diff fixes it
+    elif args.fix and stdin is not None:
+        # ruff's convention: the text, fixed or as it came (a file not checked too: an editor
+        # replaces its buffer with it), on stdout; the report on stderr
+        from sortlint.files import decode_source
+
+        fixed = [outcome.final.raw for outcome in outcomes]
+        sys.stdout.write(fixed[0] if fixed else decode_source(stdin, args.stdin_filename))
+        files = [outcome.final for outcome in outcomes]
     elif args.fix:
         from sortlint.rewriters.apply import write_fixes
 
@@ -434,7 +470,11 @@ def run_check(args) -> int:
 
         findings = annotate(findings, result.config or config)
     texts = {file.path: file.raw for file in files}
-    _emit(_report(args, findings, errors, texts, len(files), outcomes), args.output_file)
+    report = _report(args, findings, errors, texts, len(files), outcomes)
+    if args.fix and stdin is not None and args.output_file is None:
+        sys.stderr.write(report)
+    else:
+        _emit(report, args.output_file)
     for error in errors:  # whatever the format holds, as ruff says them: on stderr
         print(f"error: {error}", file=sys.stderr)
     _explain_internal_errors(args, errors)

@@ -49,15 +49,41 @@ class WriteError(UserError):
 
 
 def read_source(path: Path) -> str:
-    """A source file's text: UTF-8, a byte-order mark dropped, newlines as they are."""
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read()
-    except OSError as error:
-        note_input(path, None)
-        raise UserError(f"cannot read: {error.strerror or error}", path) from None
+    """A source file's text: UTF-8, a byte-order mark dropped, newlines as they are; the
+    text standing in for it, while one does (`standing_in`)."""
+    data = _stand_ins.get(path.resolve()) if _stand_ins else None
+    if data is None:
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read()
+        except OSError as error:
+            note_input(path, None)
+            raise UserError(f"cannot read: {error.strerror or error}", path) from None
     note_input(path, data)
     return decode_source(data, path)
+
+
+# Texts read in place of files (by resolved path) while a check runs: standard input, an
+# editor's unsaved buffer.
+_stand_ins: dict[Path, bytes] = {}
+
+
+@contextmanager
+def standing_in(texts: dict[Path, bytes]) -> Iterator[None]:
+    """While the block runs, `read_source` of each path gives its text instead of the file's
+    (which need not exist)."""
+    resolved = {path.resolve(): data for path, data in texts.items()}
+    _stand_ins.update(resolved)
+    try:
+        yield
+    finally:
+        for path in resolved:
+            _stand_ins.pop(path, None)
+
+
+def stands_in(path: Path) -> bool:
+    """Whether a text stands in for the file at `path` (`standing_in`)."""
+    return bool(_stand_ins) and path.resolve() in _stand_ins
 
 
 # The files read while each analysis on the stack ran: path -> their bytes' digest (None:

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from sortlint.config import Config
 from sortlint.errors import UserError
+from sortlint.files import stands_in
 from sortlint.sources.registry import SUFFIXES
 
 
@@ -106,7 +107,10 @@ def _walk(folder: Path, config: Config, errors: list[UserError]) -> list[Path]:
 
 def _unreadable(path: Path) -> str | None:
     """Why the path cannot be checked, or None: it exists (through its links) and is a
-    folder or a regular file (a pipe or a device would block or never end)."""
+    folder or a regular file (a pipe or a device would block or never end), or a text
+    stands in for it (standard input)."""
+    if stands_in(path):
+        return None
     try:
         status = os.stat(path)
     except OSError as error:
