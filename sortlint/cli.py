@@ -18,7 +18,9 @@ EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a command Ctrl-C ended
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE: whoever read the output stopped reading
 DEBUG = "SORTLINT_DEBUG"
-OUTPUT_FORMATS = ("text", "json", "github", "sarif", "gitlab", "rdjson", "junit")
+# `text` is `concise`'s earlier name; `full` and `concise` are the text report's two forms.
+TEXT_FORMATS = ("full", "concise", "text")
+OUTPUT_FORMATS = (*TEXT_FORMATS, "json", "github", "sarif", "gitlab", "rdjson", "junit")
 
 
 def parser() -> argparse.ArgumentParser:
@@ -33,7 +35,13 @@ def parser() -> argparse.ArgumentParser:
     check.add_argument("paths", nargs="*", type=Path, default=[Path(".")], metavar="PATH")
     _common(check)
     _checking_options(check)
-    check.add_argument("--output-format", choices=OUTPUT_FORMATS, default="text")
+    check.add_argument(
+        "--output-format", choices=OUTPUT_FORMATS, default=None,
+        help="full (each finding with its source; the default on a terminal), concise (one "
+             "line per finding; the default otherwise), or a machine format",
+    )
+    check.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                       help="colour the text report (auto: on a terminal, unless NO_COLOR is set)")
     check.add_argument(
         "--stdin-filename", type=Path, metavar="PATH",
         help="with PATH `-`: check standard input as the file PATH (its configuration, its kind "
@@ -227,8 +235,15 @@ def _checking(args, paths, config, on_file=None, changes=None, plans=False, fixi
     force_exclude = getattr(args, "force_exclude", True)
     store = _store(args, config)
     sees = Kept.FACTS if fixing else Kept.PLANS
-    result = check(paths, config, on_file=on_file, jobs=jobs, force_exclude=force_exclude, plans=plans,
-                   on_file_sees=sees, store=store)
+    from sortlint.report.progress import progress_line
+
+    progress = progress_line(sys.stderr, os.environ)
+    try:
+        result = check(paths, config, on_file=on_file, jobs=jobs, force_exclude=force_exclude, plans=plans,
+                       on_file_sees=sees, store=store, progress=progress)
+    finally:
+        if progress is not None:
+            progress.close()
     for path, reason in result.skipped:
         print(f"note: {path}: skipped: {reason}", file=sys.stderr)
     for problem in store.problems if store is not None else ():
@@ -427,6 +442,9 @@ def _stdin_text(args) -> bytes | None:
 
 
 def _run_check(args, stdin: bytes | None = None) -> int:
+    if args.output_format is None:  # full on a terminal; pipes and CI logs keep one line each
+        to_terminal = args.output_file is None and sys.stdout.isatty() and stdin is None
+        args.output_format = "full" if to_terminal else "concise"
     config = _config(args, args.paths)
     fixing = args.fix or args.diff
     if args.diff_base and fixing:
@@ -446,7 +464,7 @@ def _run_check(args, stdin: bytes | None = None) -> int:
     )
     files = result.files
     if args.diff:
-        _print_diff(outcomes, sys.stdout if args.output_format == "text" else sys.stderr)
+        _print_diff(outcomes, sys.stdout if args.output_format in TEXT_FORMATS else sys.stderr)
         files = [outcome.original for outcome in outcomes]  # what a check reports; the diff fixes it
     elif args.fix and stdin is not None:
         # ruff's convention: the text, fixed or as it came (a file not checked too: an editor
@@ -515,9 +533,14 @@ def _report(args, findings, errors, texts, files: int, outcomes) -> str:
         return rdjson.render(findings, texts)
     if form == "junit":
         return junit.render(findings, errors, files)
+    from sortlint.report.colors import Palette, wants_color
+
     fixing = args.fix or args.diff
     shown = texts if args.show_fixes and not fixing else None
-    report = text.render(findings, errors, files, args.unsafe_fixes, shown)
+    sources = texts if form == "full" else None
+    terminal = args.output_file is None and sys.stdout.isatty()
+    palette = Palette(wants_color(args.color, terminal, os.environ))
+    report = text.render(findings, errors, files, args.unsafe_fixes, shown, sources, palette)
     if fixing:
         fixed = [f for o in outcomes if o.write_error is None for f in o.fixed]
         dropped = [(f, reason) for o in outcomes for f, reason in o.dropped]

@@ -1,4 +1,7 @@
-"""The default output: one line per finding, ruff-style, and a summary."""
+"""The text report, in one of two forms, as ruff writes them: `concise`, one line per
+finding (the default in pipes and CI logs), and `full`, each finding with the source lines it
+points at, a marker under its span and its fix (the default on a terminal); then a summary.
+Either may be coloured (`report.colors`)."""
 
 from __future__ import annotations
 
@@ -8,7 +11,9 @@ from pathlib import Path
 
 from sortlint.diagnostics import Applicability, Finding
 from sortlint.errors import UserError
+from sortlint.report.colors import PLAIN, Palette
 from sortlint.report.fixed_lines import changed_lines
+from sortlint.units import file_line_starts
 
 
 def render(
@@ -17,12 +22,20 @@ def render(
     files: int,
     unsafe: bool = False,
     texts: Mapping[Path, str] | None = None,
+    sources: Mapping[Path, str] | None = None,
+    palette: Palette = PLAIN,
 ) -> str:
-    """With `texts` (each file's raw text), every fix is shown under its finding. The errors
-    are counted in the summary; each is said on stderr, not here."""
+    """With `texts` (each file's raw text), every fix is shown under its finding; with
+    `sources` (the same), the full form: each finding with its source lines. The errors are
+    counted in the summary; each is said on stderr, not here."""
     lines = []
     for f in findings:
-        lines.append(f"{path_line(f)}: {f.code}{_fix_mark(f, unsafe)} {f.message} [{f.basis}]")
+        lines.append(
+            f"{palette.paint('path', path_line(f))}: {palette.paint('code', f.code)}"
+            f"{_fix_mark(f, unsafe)} {f.message} {palette.paint('basis', f'[{f.basis}]')}"
+        )
+        if sources is not None:
+            lines += snippet(f, sources[f.path], unsafe, palette)
         if texts is not None and f.fix is not None:
             lines += fix_preview(f, texts[f.path])
     noun = "finding" if len(findings) == 1 else "findings"
@@ -45,6 +58,39 @@ def _fix_mark(finding: Finding, unsafe: bool) -> str:
     if finding.fix.applicability is Applicability.SAFE or unsafe:
         return " [*]"
     return " [*unsafe]"
+
+
+def snippet(finding: Finding, raw: str, unsafe: bool, palette: Palette) -> list[str]:
+    """The lines a finding points at, numbered, a marker under its span, and its fix: what it
+    does and whether `--fix` applies it."""
+    starts = file_line_starts(raw)
+    width = len(str(finding.end_line))
+    bar = palette.paint("gutter", f"{'':>{width}} |")
+    lines = [bar]
+    for number in range(finding.line, min(finding.end_line, len(starts)) + 1):
+        start = starts[number - 1]
+        end = starts[number] if number < len(starts) else len(raw)
+        text = raw[start:end].rstrip("\r\n")
+        first = finding.column if number == finding.line else 1
+        last = finding.end_column if number == finding.end_line else len(text) + 1
+        marks = max(last - first, 1)
+        lines.append(f"{palette.paint('gutter', f'{number:>{width}} |')} {text}")
+        lines.append(f"{bar} {' ' * (first - 1)}{palette.paint('marker', '^' * marks)}")
+    if finding.fix is not None:
+        lines.append(bar)
+        lines.append(palette.paint("help", f"{'':>{width}} = {_applicability(finding, unsafe)}: "
+                                           f"{finding.fix.message}"))
+    return lines + [""]
+
+
+def _applicability(finding: Finding, unsafe: bool) -> str:
+    fix = finding.fix
+    assert fix is not None
+    if fix.applicability is Applicability.DISPLAY_ONLY:
+        return "no fix"
+    if fix.applicability is Applicability.SAFE:
+        return "safe fix (--fix)"
+    return "unsafe fix (--unsafe-fixes)" if not unsafe else "unsafe fix (--fix --unsafe-fixes)"
 
 
 def fix_preview(finding: Finding, raw: str) -> list[str]:

@@ -63,6 +63,7 @@ def check(
     plans: bool = False,
     store: Store | None = None,
     on_file_sees: Kept = Kept.PLANS,
+    progress: Callable[[int, int], None] | None = None,
 ) -> Result:
     """Analyse every file. `on_file(analysis, tables, reanalyse)` may replace a file's
     analysis (the fixer does); `reanalyse(text)` analyses new text from the same start.
@@ -76,7 +77,7 @@ def check(
     The analyses keep their statements' plans only with `plans` (explain shows them) or for
     an `on_file`, which sees as much of each statement as `on_file_sees` says (the fixer
     proves its fixes with `Kept.FACTS`); a check that reports lets each plan go once it is
-    linted."""
+    linted. `progress(done, total)` hears of each file done."""
     from sortlint.workspace.workers import analyse_ahead
 
     discovery = discover(paths, config, force_exclude)
@@ -91,7 +92,9 @@ def check(
     if not fresh and jobs > 1:
         uncached = [path for path in files if not workspace.in_store(path)]
         workspace.candidates.update(analyse_ahead(uncached, workspace, jobs, start_method))
-    for path in files:
+    for done, path in enumerate(files, 1):
+        if progress is not None:
+            progress(done - 1, len(files))
         if not fresh:
             outcome = workspace.outcome_of(path)
             if outcome is not None:

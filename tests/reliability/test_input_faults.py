@@ -288,7 +288,7 @@ def test_deep_nesting_is_analysed_or_reported_as_such(repo, capsys):
 
 def test_deep_brackets_of_one_expression_are_not_told_to_use_a_with_clause(repo, capsys):
     (repo / "q.sql").write_text("SELECT " + "(" * 5000 + "a" + ")" * 5000 + " FROM t;\n" + FIXABLE)
-    assert main(["check", "q.sql"]) == 2
+    assert main(["check", "--no-cache", "q.sql"]) == 2
     out, err = capsys.readouterr()
     assert out.splitlines()[1:] == ["Found 1 finding in 1 file. 1 error."]
     assert err == (
