@@ -488,7 +488,7 @@ def _run_check(args, stdin: bytes | None = None) -> int:
 
         findings = annotate(findings, result.config or config)
     texts = {file.path: file.raw for file in files}
-    report = _report(args, findings, errors, texts, len(files), outcomes)
+    report = _report(args, findings, errors, texts, len(files), outcomes, _docs(result.config or config))
     if args.fix and stdin is not None and args.output_file is None:
         sys.stderr.write(report)
     else:
@@ -511,7 +511,15 @@ def _changes(rev: str, paths):
     return changes_since(rev, paths[0] if paths else Path("."))
 
 
-def _report(args, findings, errors, texts, files: int, outcomes) -> str:
+def _docs(config) -> str:
+    """The documentation site rule links point at: the configuration's mirror, or the
+    project's."""
+    from sortlint.report.rule_pages import HOME
+
+    return config.docs_url or HOME
+
+
+def _report(args, findings, errors, texts, files: int, outcomes, docs: str) -> str:
     """The report in the format asked for: its findings, and the errors as entries where the
     format has a place for them (the text report counts them)."""
     from sortlint.report import github, gitlab, json_format, junit, rdjson, sarif, statistics, text
@@ -526,11 +534,11 @@ def _report(args, findings, errors, texts, files: int, outcomes) -> str:
     if form == "github":
         return github.render(findings, errors)
     if form == "sarif":
-        return sarif.render(findings, errors, texts)
+        return sarif.render(findings, errors, texts, docs)
     if form == "gitlab":
         return gitlab.render(findings, texts)
     if form == "rdjson":
-        return rdjson.render(findings, texts)
+        return rdjson.render(findings, texts, docs)
     if form == "junit":
         return junit.render(findings, errors, files)
     from sortlint.report.colors import Palette, wants_color
@@ -579,7 +587,7 @@ def run_review(args) -> int:
     result, findings = _checking(args, args.paths, config, changes=changes)
     errors = result.all_errors
     texts = {file.path: file.raw for file in result.files}
-    reviewed = review_findings(findings, result.findings, texts, changes)
+    reviewed = review_findings(findings, result.findings, texts, changes, _docs(result.config or config))
     if args.dry_run:
         print(json.dumps(platform.dry_run(target, reviewed, changes, errors), indent=2, ensure_ascii=False))
     else:
@@ -669,7 +677,10 @@ def run_rule(args) -> int:
     found = rule(args.code)
     if found is None:
         raise UserError(f"unknown rule {args.code!r}; `sortlint rules` lists them")
+    from sortlint.report.rule_pages import rule_url
+
     print(found.doc.strip())
+    print(f"\n{rule_url(found.name)}")
     return EXIT_CLEAN
 
 

@@ -202,6 +202,8 @@ class Config:
     dbt: DbtOptions = DbtOptions()  # set by the command line, not read from the catalog
     sources: tuple[Source, ...] = ()
     contracts_report: Path | None = None  # what `sortlint contracts --write-report` recorded
+    # the documentation site rule links point at (a team's own mirror); None: the project's
+    docs_url: str | None = None
     root: Path = field(default_factory=Path.cwd)
     path: Path | None = None
 

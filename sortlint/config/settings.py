@@ -30,6 +30,7 @@ TOP_KEYS = (
     "spark",
     "sources",
     "contracts_report",
+    "docs_url",
 )
 SPARK_KEYS = tuple(SparkSettings.SESSION_KEYS)
 TARGETS: tuple[Target, ...] = ("spark", "datafusion")
@@ -73,6 +74,7 @@ def parse_config(
         spark=setting("spark", parse_spark, SparkSettings()),
         sources=setting("sources", parse_sources, (), target),
         contracts_report=setting("contracts_report", parse_report_path, None, root),
+        docs_url=setting("docs_url", parse_docs_url, None),
         root=root,
         path=path,
     )
@@ -160,6 +162,15 @@ def parse_report_path(entry: nodes.Entry, path: Path | None, root: Path) -> Path
         nodes.fail("empty contracts_report; name the file `sortlint contracts --write-report` "
                    "writes", entry.value, path)
     return root / text
+
+
+def parse_docs_url(entry: nodes.Entry, path: Path | None) -> str:
+    """Where a team's mirror of the documentation lives (rule links point into it): an
+    http(s) address, read as a folder."""
+    text = nodes.string(entry.value, path, "docs_url").strip()
+    if not text.startswith(("https://", "http://")):
+        nodes.fail(f"docs_url must be an http(s) address, got {text!r}", entry.value, path)
+    return text if text.endswith("/") else text + "/"
 
 
 def parse_sources(entry: nodes.Entry, path: Path | None, target: Target) -> tuple[Source, ...]:

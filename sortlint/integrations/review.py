@@ -25,7 +25,7 @@ from sortlint.integrations.git_changes import Changes
 from sortlint.integrations.suggestions import Placement, placement
 from sortlint.integrations.unified_diff import ShownLines
 from sortlint.diagnostics import Applicability, Finding, fingerprints
-from sortlint.report.rule_pages import rule_url
+from sortlint.report.rule_pages import HOME, rule_url
 
 MARKER = re.compile(r"<!-- sortlint:finding ([0-9a-f]+)( resolved)? -->")
 SUMMARY_MARKER = "<!-- sortlint:summary -->"
@@ -36,6 +36,11 @@ class ReviewFinding:
     finding: Finding  # its path relative to the repository's root
     fingerprint: str
     placement: Placement
+    docs: str = HOME  # the documentation site its rule's page is linked in
+
+    @property
+    def rule_link(self) -> str:
+        return rule_url(self.finding.name, self.docs)
 
     @property
     def path(self) -> str:
@@ -51,7 +56,8 @@ def fixable(finding: Finding) -> bool:
 
 
 def review_findings(
-    changed: Sequence[Finding], findings: Sequence[Finding], texts: Mapping[Path, str], changes: Changes
+    changed: Sequence[Finding], findings: Sequence[Finding], texts: Mapping[Path, str], changes: Changes,
+    docs: str = HOME,
 ) -> list[ReviewFinding]:
     """The `changed` findings as a review shows them, named by their path in the
     repository. Their fingerprints are counted among all the check's `findings`, so that
@@ -62,7 +68,7 @@ def review_findings(
     prints = dict(zip(map(id, inside), fingerprints(named, raw_of.__getitem__)))
     by_id = dict(zip(map(id, inside), named))
     return [
-        ReviewFinding(by_id[id(f)], prints[id(f)], placement(by_id[id(f)], texts[f.path]))
+        ReviewFinding(by_id[id(f)], prints[id(f)], placement(by_id[id(f)], texts[f.path]), docs)
         for f in changed
         if id(f) in by_id
     ]
@@ -167,7 +173,7 @@ def check_reviewable(reviewed: Sequence[ReviewFinding], changes: Changes, head: 
 def comment_body(reviewed: ReviewFinding, block: str | None) -> str:
     """A comment on one finding; `block` is its fix as the platform's suggestion block."""
     finding = reviewed.finding
-    parts = [f"**[{finding.code} {finding.name}]({rule_url(finding.name)})**: {finding.message} (basis: {finding.basis})"]
+    parts = [f"**[{finding.code} {finding.name}]({reviewed.rule_link})**: {finding.message} (basis: {finding.basis})"]
     fix = finding.fix
     if fix is not None and fix.edits:
         if fix.applicability is Applicability.UNSAFE:
@@ -207,8 +213,9 @@ def summary_body(plan: Plan, platform: str, errors: Sequence[UserError] = ()) ->
         lines += ["", "| Rule | Findings | With a fix |", "| --- | ---: | ---: |"]
         counts = Counter((f.finding.code, f.finding.name) for f in findings)
         fixes = Counter((f.finding.code, f.finding.name) for f in findings if f.fixable)
+        links = {f.finding.code: f.rule_link for f in findings}
         for (code, name), count in sorted(counts.items()):
-            lines.append(f"| [{code} {name}]({rule_url(name)}) | {count} | {fixes[(code, name)]} |")
+            lines.append(f"| [{code} {name}]({links[code]}) | {count} | {fixes[(code, name)]} |")
     fixable_findings = [f for f in findings if f.fixable]
     if fixable_findings:
         unsafe = sum(1 for f in fixable_findings if f.finding.fix.applicability is Applicability.UNSAFE)

@@ -12,9 +12,9 @@ from sortlint.diagnostics import Applicability, Finding
 from sortlint.report.rule_pages import HOME, rule_url
 
 
-def render(findings: Sequence[Finding], texts: Mapping[Path, str]) -> str:
+def render(findings: Sequence[Finding], texts: Mapping[Path, str], docs: str = HOME) -> str:
     result = {
-        "source": {"name": "sortlint", "url": HOME},
+        "source": {"name": "sortlint", "url": docs},
         "severity": "WARNING",
         "diagnostics": [_diagnostic(f, _Columns(texts[f.path])) for f in findings],
     }
@@ -30,7 +30,7 @@ def _diagnostic(finding: Finding, columns: _Columns) -> dict:
             "range": columns.range(finding.line, finding.column, finding.end_line, finding.end_column),
         },
         "severity": "WARNING",
-        "code": {"value": finding.code, "url": rule_url(finding.name)},
+        "code": {"value": finding.code, "url": rule_url(finding.name, docs)},
     }
     fix = finding.fix
     if fix is not None and fix.edits:

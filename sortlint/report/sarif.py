@@ -27,15 +27,17 @@ FINGERPRINT = "sortlint/v1"
 ROOT = "%SRCROOT%"
 
 
-def render(findings: Sequence[Finding], errors: Sequence[UserError], texts: Mapping[Path, str]) -> str:
+def render(
+    findings: Sequence[Finding], errors: Sequence[UserError], texts: Mapping[Path, str], docs: str = HOME
+) -> str:
     index = {rule.code: number for number, rule in enumerate(rules())}
     run = {
         "tool": {
             "driver": {
                 "name": "sortlint",
                 "version": __version__,
-                "informationUri": HOME,
-                "rules": [_rule(rule) for rule in rules()],
+                "informationUri": docs,
+                "rules": [_rule(rule, docs) for rule in rules()],
             }
         },
         "originalUriBaseIds": {ROOT: {"uri": Path.cwd().as_uri() + "/"}},
@@ -54,14 +56,14 @@ def render(findings: Sequence[Finding], errors: Sequence[UserError], texts: Mapp
     return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
 
 
-def _rule(rule: Rule) -> dict:
+def _rule(rule: Rule, docs: str) -> dict:
     return {
         "id": rule.code,
         "name": rule.name,
         "shortDescription": {"text": rule.summary},
         "fullDescription": {"text": section(rule.doc, "What it does")},
         "help": {"text": rule.doc.strip(), "markdown": rule.doc.strip()},
-        "helpUri": rule_url(rule.name),
+        "helpUri": rule_url(rule.name, docs),
         "defaultConfiguration": {"level": "warning"},
     }
 

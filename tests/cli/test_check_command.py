@@ -120,6 +120,7 @@ def test_rules_and_rule_pages(capsys):
     page = capsys.readouterr().out
     for heading in ("## What it does", "## Why it matters", "## Example", "## Fix safety"):
         assert heading in page
+    assert page.endswith("\n\nhttps://sortlint.readthedocs.io/en/latest/rules/redundant-group-keys/\n")
     assert main(["rule", "SL999"]) == 2
 
 

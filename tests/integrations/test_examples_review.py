@@ -57,16 +57,16 @@ def test_review_dry_run_of_a_change_to_the_examples(tmp_path, monkeypatch, capsy
             "",
             "| Rule | Findings | With a fix |",
             "| --- | ---: | ---: |",
-            "| [SL001 unnecessary-sort](https://sortlint.dev/rules/unnecessary-sort/) | 1 | 1 |",
-            "| [SL003 redundant-sort-keys](https://sortlint.dev/rules/redundant-sort-keys/) | 1 | 1 |",
-            "| [SL103 redundant-group-keys](https://sortlint.dev/rules/redundant-group-keys/) | 1 | 1 |",
+            "| [SL001 unnecessary-sort](https://sortlint.readthedocs.io/en/latest/rules/unnecessary-sort/) | 1 | 1 |",
+            "| [SL003 redundant-sort-keys](https://sortlint.readthedocs.io/en/latest/rules/redundant-sort-keys/) | 1 | 1 |",
+            "| [SL103 redundant-group-keys](https://sortlint.readthedocs.io/en/latest/rules/redundant-group-keys/) | 1 | 1 |",
             "",
             f"3 have a fix: apply the suggestions, or run `sortlint check --fix {FILE}` locally.",
         ]),
         "comments": [
             {
                 "path": FILE, "start_line": 13, "start_side": "RIGHT", "line": 14, "side": "RIGHT",
-                "body": "**[SL001 unnecessary-sort](https://sortlint.dev/rules/unnecessary-sort/)**: ORDER BY [host "
+                "body": "**[SL001 unnecessary-sort](https://sortlint.readthedocs.io/en/latest/rules/unnecessary-sort/)**: ORDER BY [host "
                 "ASC NULLS FIRST] is already satisfied by its input: WHERE events.host = 'api-2.example.com' "
                 "(line 13) (basis: query)\n\n"
                 "Fix: remove the ORDER BY.\n\n"
@@ -77,7 +77,7 @@ def test_review_dry_run_of_a_change_to_the_examples(tmp_path, monkeypatch, capsy
                 # The table is stored ordered by (host, time), but Spark does not read it in order:
                 # only the constant host goes.
                 "path": FILE, "line": 42, "side": "RIGHT",
-                "body": "**[SL003 redundant-sort-keys](https://sortlint.dev/rules/redundant-sort-keys/)**: sort key "
+                "body": "**[SL003 redundant-sort-keys](https://sortlint.readthedocs.io/en/latest/rules/redundant-sort-keys/)**: sort key "
                 "host is constant: WHERE events.host = 'db-1.example.com' (line 41) (basis: query)\n\n"
                 "Fix: drop the sort key host.\n\n"
                 "```suggestion\nORDER BY time;\n```\n\n"
@@ -85,7 +85,7 @@ def test_review_dry_run_of_a_change_to_the_examples(tmp_path, monkeypatch, capsy
             },
             {
                 "path": FILE, "start_line": 44, "start_side": "RIGHT", "line": 47, "side": "RIGHT",
-                "body": "**[SL103 redundant-group-keys](https://sortlint.dev/rules/redundant-group-keys/)**: group "
+                "body": "**[SL103 redundant-group-keys](https://sortlint.readthedocs.io/en/latest/rules/redundant-group-keys/)**: group "
                 "key host is constant: WHERE events.host = 'db-1.example.com' (line 46) (basis: query)\n\n"
                 "Fix: drop the group key host.\n\n"
                 "```suggestion\nSELECT 'db-1.example.com' AS host, level, count(*) AS slow_requests\n"

@@ -18,7 +18,7 @@ REPOSITORY = "acme/warehouse"
 NUMBER = 7
 DECLARED = "declared constant time = '2024-01-01 00:00:00' of telemetry.events (sortlint.yml:4)"
 UNSAFE = "It rests on a declaration the engine does not enforce (named above): apply it only while the table really is stored that way."
-PAGE = "https://sortlint.dev/rules/{}/"
+PAGE = "https://sortlint.readthedocs.io/en/latest/rules/{}/"
 
 
 @pytest.fixture

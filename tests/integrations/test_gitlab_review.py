@@ -68,7 +68,7 @@ def test_a_thread_per_finding_and_a_summary_note(merge_request, capsys):
         position(refs, "sql/new_report.sql", "sql/new_report.sql", 5),
     ]
     assert threads[0]["body"] == (
-        "**[SL003 redundant-sort-keys](https://sortlint.dev/rules/redundant-sort-keys/)**: sort key time is "
+        "**[SL003 redundant-sort-keys](https://sortlint.readthedocs.io/en/latest/rules/redundant-sort-keys/)**: sort key time is "
         f"constant: {DECLARED} (basis: declared)\n\n"
         f"Fix, **unsafe**: drop the sort key time. {UNSAFE}\n\n"
         # GitLab's block: the commented line
@@ -76,7 +76,7 @@ def test_a_thread_per_finding_and_a_summary_note(merge_request, capsys):
         "<!-- sortlint:finding 2885bf502cafc429b910141225a7580c -->"
     )
     assert threads[5]["body"] == (
-        "**[SL103 redundant-group-keys](https://sortlint.dev/rules/redundant-group-keys/)**: group key level is "
+        "**[SL103 redundant-group-keys](https://sortlint.readthedocs.io/en/latest/rules/redundant-group-keys/)**: group key level is "
         "constant: WHERE events.level = 'WARN' (line 3) (basis: query)\n\n"
         "Fix: drop the group key level.\n\n"
         "```suggestion:-0+3\nSELECT host, 'WARN' AS level, count(*) AS events\nFROM telemetry.events\n"
@@ -89,8 +89,8 @@ def test_a_thread_per_finding_and_a_summary_note(merge_request, capsys):
         "",
         "| Rule | Findings | With a fix |",
         "| --- | ---: | ---: |",
-        "| [SL003 redundant-sort-keys](https://sortlint.dev/rules/redundant-sort-keys/) | 5 | 5 |",
-        "| [SL103 redundant-group-keys](https://sortlint.dev/rules/redundant-group-keys/) | 3 | 1 |",
+        "| [SL003 redundant-sort-keys](https://sortlint.readthedocs.io/en/latest/rules/redundant-sort-keys/) | 5 | 5 |",
+        "| [SL103 redundant-group-keys](https://sortlint.readthedocs.io/en/latest/rules/redundant-group-keys/) | 3 | 1 |",
         "",
         "6 have a fix: apply the suggestions, or run `sortlint check --fix dbt/models/host_events.sql "
         "jobs/latency_job.py sql/errors.sql sql/latency.sql sql/new_report.sql` locally (add `--unsafe-fixes` for "
@@ -119,7 +119,7 @@ def test_a_rerun_does_not_repeat_itself_and_marks_gone_findings(merge_request, c
     assert edit.path == f"{MR}/discussions/{thread['id']}/notes/{thread['notes'][0]['id']}"
     assert edit.body == {"body": (
         f"Resolved: sortlint no longer reports this as of {pushed[:12]}.\n\n"
-        "~~**[SL003 redundant-sort-keys](https://sortlint.dev/rules/redundant-sort-keys/)**: sort key level is "
+        "~~**[SL003 redundant-sort-keys](https://sortlint.readthedocs.io/en/latest/rules/redundant-sort-keys/)**: sort key level is "
         "constant: WHERE events.level = 'FATAL' (line 3) (basis: query)~~\n\n"
         "<!-- sortlint:finding 636dd2b0d1ff905dc97329c64c2ebe7c resolved -->"
     )}

@@ -1,4 +1,5 @@
-"""The README's terminal sessions are what sortlint prints: each `$ sortlint ...` line is run
+"""The terminal sessions of the README and the documentation are what sortlint prints: each
+`$ sortlint ...` line is run
 in a copy of `examples/` (where `make demo` runs it) and its output compared with the lines
 under it. A line `...` in the README stands for any lines the README leaves out."""
 
@@ -20,7 +21,9 @@ PROMPT = "$ "
 def sessions() -> list[tuple[str, list[str]]]:
     """Each command of the README's terminal blocks, with the output the README shows."""
     found = []
-    for block in re.findall(r"```\n(\$ .*?)```", (ROOT / "README.md").read_text(), re.S):
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    text = "".join(page.read_text() for page in pages)
+    for block in re.findall(r"```\n(\$ .*?)```", text, re.S):
         command, shown = None, []
         for line in block.splitlines():
             if line.startswith(PROMPT):
@@ -61,4 +64,4 @@ def test_the_sessions_are_found():
         "cd examples && sortlint check warehouse/telemetry/host_daily.sql",
         "sortlint check --diff --unsafe-fixes warehouse/telemetry/host_daily.sql",
     ]
-    assert len(sessions()) == 5
+    assert len(sessions()) == 7  # the README's two again in docs/index.md

@@ -68,14 +68,14 @@ def test_gitlab_code_quality(repo, capsys):
 def test_rdjson_counts_columns_in_utf8_bytes_and_carries_the_fixes(repo, capsys):
     assert main(["check", "--output-format", "rdjson", "a,b.sql"]) == 1
     result = json.loads(capsys.readouterr().out)
-    assert result["source"] == {"name": "sortlint", "url": "https://sortlint.dev/"}
+    assert result["source"] == {"name": "sortlint", "url": "https://sortlint.readthedocs.io/en/latest/"}
     first = result["diagnostics"][0]
     assert first == {
         "message": f"{FIRST} (the fix, remove the ORDER BY, is unsafe: it rests on a declaration)",
         # 'é' is two bytes: character column 35 is byte column 36
         "location": {"path": "a,b.sql", "range": {"start": {"line": 1, "column": 36}, "end": {"line": 1, "column": 55}}},
         "severity": "WARNING",
-        "code": {"value": "SL001", "url": "https://sortlint.dev/rules/unnecessary-sort/"},
+        "code": {"value": "SL001", "url": "https://sortlint.readthedocs.io/en/latest/rules/unnecessary-sort/"},
         "suggestions": [{"range": {"start": {"line": 1, "column": 35}, "end": {"line": 1, "column": 55}}, "text": ""}],
     }
     assert result["diagnostics"][1]["location"]["range"]["start"] == {"line": 2, "column": 43}

@@ -69,10 +69,17 @@ def test_the_driver_describes_every_rule(repo, capsys):
         "shortDescription": {"text": "Reports an `ORDER BY` whose whole requirement the rows already satisfy when they reach it."},
         "fullDescription": {"text": "Reports an `ORDER BY` whose whole requirement the rows already satisfy when they reach it."},
         "help": {"text": rules()[0].doc.strip(), "markdown": rules()[0].doc.strip()},
-        "helpUri": "https://sortlint.dev/rules/unnecessary-sort/",
+        "helpUri": "https://sortlint.readthedocs.io/en/latest/rules/unnecessary-sort/",
         "defaultConfiguration": {"level": "warning"},
     }
     assert all(rule["fullDescription"]["text"] and rule["helpUri"] for rule in driver["rules"])
+
+
+def test_rule_links_point_at_a_teams_mirror_when_the_configuration_names_one(repo, capsys):
+    (repo / "sortlint.yml").write_text(CATALOG + "docs_url: https://docs.example.com/sortlint\n")
+    driver = sarif(capsys, "q.sql")["runs"][0]["tool"]["driver"]
+    assert driver["informationUri"] == "https://docs.example.com/sortlint/"
+    assert driver["rules"][0]["helpUri"] == "https://docs.example.com/sortlint/rules/unnecessary-sort/"
 
 
 def test_a_result_with_its_region_fingerprint_and_fix(repo, capsys):
