@@ -16,12 +16,12 @@ def render(findings: Sequence[Finding], texts: Mapping[Path, str], docs: str = H
     result = {
         "source": {"name": "sortlint", "url": docs},
         "severity": "WARNING",
-        "diagnostics": [_diagnostic(f, _Columns(texts[f.path])) for f in findings],
+        "diagnostics": [_diagnostic(f, _Columns(texts[f.path]), docs) for f in findings],
     }
     return json.dumps(result, indent=2, ensure_ascii=False) + "\n"
 
 
-def _diagnostic(finding: Finding, columns: _Columns) -> dict:
+def _diagnostic(finding: Finding, columns: _Columns, docs: str) -> dict:
     message = finding.message
     diagnostic: dict = {
         "message": message,
