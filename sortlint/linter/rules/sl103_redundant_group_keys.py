@@ -42,6 +42,9 @@ proof resolves each GROUP BY and ORDER BY position as Spark does and refuses a f
 which one names an aggregate (GROUP BY) or a literal it did not name before.
 
 Safe when the query itself makes the key redundant; unsafe when it rests on a declaration.
+When both hold - the key repeats an earlier one, or a WHERE makes it constant, and a
+declared unique key or constant also makes it redundant - the finding rests on the query's
+reason (`[query]`) and its fix is safe.
 """
 
 from __future__ import annotations
