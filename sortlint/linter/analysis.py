@@ -23,6 +23,7 @@ from sortlint.linter.suppression import noqa_comments, unknown_codes, unsilenced
 from sortlint.plan.grouping import ungrouped_columns
 from sortlint.plan.nodes import Opaque, Span
 from sortlint.plan.parse import too_deeply_nested
+from sortlint.plan.positions import keys_naming_nothing
 from sortlint.plan.statement import Statement
 from sortlint.plan.tables import TableLookup
 from sortlint.sources.frontend import Reading
@@ -68,6 +69,7 @@ def analyse_file(
             result.findings.extend(lint_statement(unit, statement.root, config, analysis))
             if keep is not Kept.NOTHING:
                 statement.ungrouped = tuple(ungrouped_columns(statement.root))
+                statement.keys_naming_nothing = tuple(keys_naming_nothing(statement.root))
         except Exception as error:  # a rule's bug: reported, the other statements are linted
             if from_recursion(error):
                 result.errors.append(too_deeply_nested(unit, config.dialect))

@@ -387,6 +387,14 @@ def _numeric_arithmetic(node: exp.Expression, type_of: Callable[[exp.Expression]
 NON_DETERMINISTIC = (exp.Rand, exp.Randn, exp.Uuid, exp.AggFunc, exp.Window, exp.Anonymous,
                      exp.Subquery, exp.Select, exp.Star)
 
+
+def foldable(node: exp.Expression) -> bool:
+    """Whether an expression reads no column and calls only functions whose value on
+    constant operands is constant: a literal or a function of literals (`'-'`, `1 + 1`,
+    `DATE '2024-01-02'`), which Spark folds to a literal while it plans the query (what its
+    analyzer calls `foldable`)."""
+    return not any(isinstance(sub, (exp.Column, *NON_DETERMINISTIC)) for sub in node.walk())
+
 # Expressions that produce null only from a null operand: non-null operands give a
 # non-null result.
 NULL_PRESERVING = tuple(MONOTONIC) + (exp.Abs, exp.Upper, exp.Lower, exp.Concat)

@@ -45,7 +45,7 @@ from sortlint.ordering.monotonicity import (
     monotonic_property,
     preserves_non_null,
 )
-from sortlint.ordering.sort import Evidence, Ordering, SortKey, SortOptions
+from sortlint.ordering.sort import Evidence, Ordering, SortKey, SortOptions, basis_of
 from sortlint.ordering.types import Arithmetic
 
 NO_EVIDENCE: frozenset[Evidence] = frozenset()
@@ -282,6 +282,11 @@ class Properties:
                     verdict = KeyVerdict(key, normalized, None, class_evidence)
                     fixed[expr] = class_evidence
                     key_covered = self._covered_unique_key(fixed.keys())
+            if key.expr in written and basis_of(verdict.evidence) == "declared":
+                # Also a repeat, which the query alone makes redundant: the safest sufficient
+                # reason wins. (The earlier occurrence may itself be redundant on a
+                # declaration: dropping both rests on it, and that fix says so.)
+                verdict = KeyVerdict(key, normalized, "duplicate", NO_EVIDENCE)
             written.add(key.expr)
             verdicts.append(verdict)
         return tuple(verdicts)
@@ -386,7 +391,10 @@ class Properties:
         expr, class_evidence = self.normalize_expr(expr)
         evidence = frozenset(evidence) | class_evidence
         existing = self.constants.get(expr)
-        if existing is not None:
+        # The safest sufficient reason wins: the query's own reason replaces a declared one
+        # (value and all: a declared value is the declaration's).
+        declared = existing is not None and basis_of(existing.evidence) == "declared"
+        if existing is not None and not (declared and basis_of(evidence) == "query"):
             if existing.value is not None or value is None:
                 return self
             evidence |= existing.evidence

@@ -17,6 +17,7 @@ from sortlint.errors import UserError
 from sortlint.plan.context import Context
 from sortlint.plan.nodes import Node, Opaque, Span, Write
 from sortlint.plan.parse import parse_unit
+from sortlint.plan.positions import NamedKey
 from sortlint.plan.query import build_query
 from sortlint.plan.tables import TableLookup, Tables, ViewDefinition
 from sortlint.units import Unit
@@ -42,6 +43,9 @@ class Statement:
     # `sortlint.plan.grouping`), set once the statement is analysed: the fixer's proof
     # compares it before and after a fix.
     ungrouped: tuple[str, ...] = ()
+    # Its GROUP BY and ORDER BY keys that name an aggregate or a literal (see
+    # `sortlint.plan.positions`), set and compared like `ungrouped`.
+    keys_naming_nothing: tuple[NamedKey, ...] = ()
 
     def without_plan(self) -> Statement:
         """The statement as the fixer keeps it while it proves its fixes: what the proof

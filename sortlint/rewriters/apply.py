@@ -3,7 +3,10 @@
 A round applies every fixable finding whose edits do not overlap, then re-reads the new
 text: every statement must still parse, every statement's output columns must keep their
 names (in order) and, where the analysis knows them, their types; a grouped SELECT may read
-no column it did not group by (Spark would refuse it); and the fixed findings must be gone.
+no column it did not group by (Spark would refuse it); no GROUP BY or ORDER BY key may name
+an aggregate or a literal it did not name before (a rewritten select item that a position
+names: Spark refuses an aggregate there, and a literal is no key); and the fixed findings
+must be gone.
 A finding that appears because of a fix (a sort made redundant by a dropped key) is no
 reason to drop it: the next round fixes it in turn. A round that fails is retried one fix
 at a time; a fix that fails alone is dropped and reported with its reason. Rounds repeat
@@ -139,6 +142,9 @@ def proof_failure(
         ungrouped = Counter(new.ungrouped) - Counter(old.ungrouped)
         if ungrouped:
             return f"statement {index} would read {', '.join(ungrouped)} without grouping by it"
+        named = Counter(new.keys_naming_nothing) - Counter(old.keys_naming_nothing)
+        if named:
+            return f"statement {index}'s {'; '.join(map(str, named))}"
     # A fixed finding remains when its rule still fires in its statement as often as before
     # the fix, and at the place it was (moved by the edits before it): other findings of the
     # rule may shift onto an edit, and new ones may appear elsewhere.

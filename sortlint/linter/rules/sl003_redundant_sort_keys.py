@@ -18,7 +18,12 @@ ORDER BY host, time, time_cloned   -- SL003 on host (constant) and time_cloned (
 
 ## Fix safety
 Dropping a key that the query itself makes redundant is safe; one that rests on a
-declaration (a declared constant or unique key) is unsafe under `target: spark`.
+declaration (a declared constant or unique key) is unsafe under `target: spark`. When both
+hold - the key repeats an earlier one, or a WHERE makes it constant, and a declared unique
+key or constant also makes it redundant - the finding rests on the query's reason
+(`[query]`) and its fix is safe: `ORDER BY id, n, n` with `id` declared unique drops the
+second `n` safely, and the first only with `--unsafe-fixes`. Dropping a position
+(`ORDER BY 1, 2`) renumbers nothing: each names a select item, not another key.
 """
 
 from __future__ import annotations

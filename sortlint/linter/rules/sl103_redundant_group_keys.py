@@ -5,6 +5,11 @@ Reports GROUP BY keys that cannot split a group: a constant, a key repeated or e
 another key, or one determined by the other keys (a function of them, or a column of a
 table whose unique key is among them).
 
+A literal key is not reported - `GROUP BY 'x'`, `GROUP BY 1 + 1`, or a position naming a
+literal select item (`SELECT id, '-' AS kind, ... GROUP BY 1, 2`): Spark folds it and drops
+it from the grouping itself (`RemoveLiteralFromGroupExpressions`; DataFusion too), so it
+costs nothing.
+
 ## Why it matters
 Every key is hashed, compared and shuffled for every row. A redundant key makes the
 aggregate wider and hides which keys really define a group.
@@ -23,9 +28,23 @@ constant becomes its value as a literal of the column's type (`'app.example.com'
 `DATE '2024-01-02' AS day`, `CAST(2.5 AS DECIMAL(12,2)) AS price`), an equal key of the same
 type becomes the kept key (`a AS a_clone`), anything else `any_value(col) AS col` - except a
 floating-point column, whose group shows -0.0 as 0.0 while `any_value` would not, and a
-column of unknown type. A key the statement still reads elsewhere (HAVING, a window,
-ORDER BY over the input, another select item) is not dropped. Safe when the query itself
-makes the key redundant; unsafe when it rests on a declaration.
+column of unknown type. A literal is never rewritten (`any_value('-')` named by `GROUP BY 3`
+is an aggregate in the GROUP BY, which Spark refuses: `GROUP_BY_POS_AGGREGATE`). A repeated
+key goes alone: the key it repeats still shows the column. A key the statement still reads
+elsewhere (HAVING, a window, ORDER BY over the input, another select item) is not dropped.
+No fix either when every other key is redundant too (a literal one included): the fixes
+would leave a GROUP BY of nothing, whose one group is one row on an empty input where the
+grouped statement returns none.
+
+Dropping a key renumbers nothing (a position names a select item, not another key), but a
+rewritten select item changes what every position naming it means: before writing, the
+proof resolves each GROUP BY and ORDER BY position as Spark does and refuses a fix after
+which one names an aggregate (GROUP BY) or a literal it did not name before.
+
+Safe when the query itself makes the key redundant; unsafe when it rests on a declaration.
+When both hold - the key repeats an earlier one, or a WHERE makes it constant, and a
+declared unique key or constant also makes it redundant - the finding rests on the query's
+reason (`[query]`) and its fix is safe.
 """
 
 from __future__ import annotations
@@ -36,6 +55,7 @@ from sortlint.diagnostics import Finding
 from sortlint.linter.context import Context
 from sortlint.linter.redundancy import describe
 from sortlint.ordering import KeyVerdict, SortKey
+from sortlint.ordering.monotonicity import foldable
 from sortlint.ordering.types import shows_values_when_grouped, sql_type, typed_literal
 from sortlint.plan import nodes as n
 from sortlint.sources.frontend import KeptColumn
@@ -50,7 +70,7 @@ def check(node: n.Node, context: Context) -> Iterator[Finding]:
     verdicts = context.input_of(node).normalize([SortKey(key.expr) for key in node.keys])
     texts = [key.text for key in node.keys]
     for index, (key, verdict) in enumerate(zip(node.keys, verdicts)):
-        if verdict.redundant:
+        if verdict.redundant and not foldable(key.expr.node):  # Spark drops a literal key itself
             message = describe(verdicts, index, texts, "group key")
             fix = _fix(node, verdicts, index, context)
             yield context.finding(CODE, NAME, key.span, message, verdict.evidence, fix)
@@ -75,7 +95,9 @@ def _kept_column(verdicts: Sequence[KeyVerdict], index: int, node: n.Aggregate, 
     both have one type; any value of the group (the same in every row of it), when the key's
     type is known and its groups show values as they are."""
     verdict = verdicts[index]
-    if verdict.redundant == "duplicate":
+    if any(earlier.expr == node.keys[index].expr for earlier in node.keys[:index]):
+        # A repeat, whatever else makes it redundant: the earlier key still shows the column
+        # (and its own fix, if any, rewrites the select items once).
         return KeptColumn(duplicate=True)
     props = context.input_of(node)
     key_type = sql_type(props.type_of(node.keys[index].expr))
