@@ -129,7 +129,7 @@ def test_version_runs_as_a_console_script():
 
 
 def test_import_is_light():
-    code = "import sys, sortlint.cli; print(sorted(m for m in ('sqlglot','pyspark','libcst','sqlfluff') if m in sys.modules))"
+    code = "import sys, sortlint.cli; print(sorted(m for m in ('sqlglot','pyspark','libcst','sqlfluff','pygls','lsprotocol') if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.stdout.strip() == "[]"
 
