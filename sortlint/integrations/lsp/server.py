@@ -24,6 +24,7 @@ from pathlib import Path
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
+from pygls.workspace import TextDocument
 
 from sortlint import __version__
 from sortlint.diagnostics import Applicability, Finding
@@ -74,11 +75,9 @@ class SortlintServer(LanguageServer):
 
     async def _check_project(self, project: Path | None) -> None:
         documents = {
-            _path(document.uri): document
-            for document in self.workspace.text_documents.values()
-            if document.uri.startswith("file:")
-            and Path(to_fs_path(document.uri) or "").suffix in SUFFIXES
-            and self.settings.project_of(_path(document.uri)) == project
+            path: document
+            for path, document in self.open_files().items()
+            if path.suffix in SUFFIXES and self.settings.project_of(path) == project
         }
         texts = {path: document.source for path, document in documents.items()}
         found = await asyncio.get_running_loop().run_in_executor(
@@ -93,12 +92,16 @@ class SortlintServer(LanguageServer):
                 self.said.add(message)
                 self.window_log_message(types.LogMessageParams(type=types.MessageType.Info, message=message))
 
-    def buffers(self) -> dict[Path, str]:
+    def open_files(self) -> dict[Path, TextDocument]:
+        """The open documents that are files (an untitled buffer has no configuration)."""
         return {
-            _path(document.uri): document.source
+            _path(document.uri): document
             for document in self.workspace.text_documents.values()
             if document.uri.startswith("file:")
         }
+
+    def buffers(self) -> dict[Path, str]:
+        return {path: document.source for path, document in self.open_files().items()}
 
     def _show(self, uri: str, text: str, version: int | None, found: ProjectCheck, path: Path) -> None:
         codec = self.workspace.position_codec
@@ -135,8 +138,8 @@ class SortlintServer(LanguageServer):
         self.elsewhere[project] = now
 
     def _text_of(self, path: Path) -> str:
-        for document in self.workspace.text_documents.values():
-            if document.uri.startswith("file:") and _path(document.uri).resolve() == path:
+        for open_path, document in self.open_files().items():
+            if open_path.resolve() == path:
                 return document.source
         try:
             return path.read_text(encoding="utf-8-sig")
