@@ -754,6 +754,10 @@ def run_server(args) -> int:
     for option, codes in (("--select", args.select), ("--ignore", args.ignore)):
         if codes:
             _codes(codes, option)  # a mistyped code stops the server before it starts
+    # The server works from the workspace's root once the editor names it: paths given here
+    # are relative to where it was started.
+    args.config = args.config.resolve() if args.config is not None else None
+    args.cache_dir = args.cache_dir.resolve() if args.cache_dir is not None else None
     settings = Settings(
         configure=lambda paths: _config(args, paths),
         store_for=lambda config: _store(args, config),
