@@ -272,3 +272,11 @@ async def test_a_dbt_model_follows_its_upstream_model_in_an_unsaved_buffer(clien
         warning(span(0, 51, 0, 55), "sort key host is constant: WHERE events.host = 'a' (shop/models/hosts.sql:1)"),
     ]
     assert upstream.read_text() == "select host, time from {{ source('raw', 'events') }}\n"
+
+    before = seen(client, reader)
+    client.text_document_did_close(
+        types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=upstream_uri))
+    )
+    assert await published(client, reader, before) == []  # the upstream model as saved
+    assert client.diagnostics[upstream_uri] == ()
+    assert sorted(path.name for path in tmp_path.iterdir()) == [".sortlint_cache", "shop", "sortlint.yml"]
