@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev,spark,dbt,fast]'
+	$(BIN)/pip install --quiet -e '.[dev,spark,dbt,fast,lsp]'
 	touch $(STAMP)
 
 # PySpark needs a JVM; install one from Debian's packages when the machine has none.

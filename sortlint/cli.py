@@ -119,6 +119,14 @@ def parser() -> argparse.ArgumentParser:
     clean.add_argument("--cache-dir", type=Path, metavar="DIR", help="the cache to remove")
     _debug(clean)
 
+    server = commands.add_parser(
+        "server", help="a language server (LSP on stdin and stdout) checking an editor's open files as they are typed"
+    )
+    _common(server)
+    server.add_argument("--select", help="comma-separated rule codes or prefixes to enable")
+    server.add_argument("--ignore", help="comma-separated rule codes or prefixes to disable")
+    _cache_options(server)
+
     rules = commands.add_parser("rules", help="list the rules")
     _debug(rules)
     rule = commands.add_parser("rule", help="print one rule's documentation")
@@ -773,6 +781,26 @@ def run_verify(args) -> int:
     return EXIT_ERROR if result.all_errors else EXIT_CLEAN
 
 
+def run_server(args) -> int:
+    from sortlint.integrations.lsp.checking import Settings
+    from sortlint.integrations.lsp.server import serve
+
+    for option, codes in (("--select", args.select), ("--ignore", args.ignore)):
+        if codes:
+            _codes(codes, option)  # a mistyped code stops the server before it starts
+    # The server works from the workspace's root once the editor names it: paths given here
+    # are relative to where it was started.
+    args.config = args.config.resolve() if args.config is not None else None
+    args.cache_dir = args.cache_dir.resolve() if args.cache_dir is not None else None
+    settings = Settings(
+        configure=lambda paths: _config(args, paths),
+        store_for=lambda config: _store(args, config),
+        config_path=args.config,
+    )
+    serve(settings)
+    return EXIT_CLEAN
+
+
 COMMANDS = {
     "check": run_check,
     "review": run_review,
@@ -782,6 +810,7 @@ COMMANDS = {
     "contracts": run_contracts,
     "verify": run_verify,
     "clean": run_clean,
+    "server": run_server,
     "rules": run_rules,
     "rule": run_rule,
 }

@@ -90,6 +90,7 @@ def from_recursion(error: BaseException) -> bool:
 OPTIONAL_PACKAGES = {
     "pyspark": "spark", "py4j": "spark", "pyarrow": "spark", "ruamel": "spark",
     "dbt": "dbt",
+    "pygls": "lsp", "lsprotocol": "lsp",
 }
 
 

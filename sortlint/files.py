@@ -51,16 +51,23 @@ class WriteError(UserError):
 def read_source(path: Path) -> str:
     """A source file's text: UTF-8, a byte-order mark dropped, newlines as they are; the
     text standing in for it, while one does (`standing_in`)."""
-    data = _stand_ins.get(path.resolve()) if _stand_ins else None
-    if data is None:
-        try:
-            with open(path, "rb") as handle:
-                data = handle.read()
-        except OSError as error:
-            note_input(path, None)
-            raise UserError(f"cannot read: {error.strerror or error}", path) from None
+    try:
+        data = read_bytes(path)
+    except OSError as error:
+        note_input(path, None)
+        raise UserError(f"cannot read: {error.strerror or error}", path) from None
     note_input(path, data)
     return decode_source(data, path)
+
+
+def read_bytes(path: Path) -> bytes:
+    """A file's bytes, or those of the text standing in for it (`standing_in`); an OSError
+    says why the file cannot be read."""
+    data = _stand_ins.get(path.resolve()) if _stand_ins else None
+    if data is None:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    return data
 
 
 # Texts read in place of files (by resolved path) while a check runs: standard input, an
@@ -119,12 +126,12 @@ FOLDER = "folder"
 
 
 def unchanged_inputs(inputs: dict[str, str | None]) -> bool:
-    """Whether every recorded path still reads as it did: a file by its bytes; a path
-    recorded as missing (None) is still missing, neither a file nor a folder."""
+    """Whether every recorded path still reads as it did: a file by its bytes (those of the
+    text standing in for it, while one does); a path recorded as missing (None) is still
+    missing, neither a file nor a folder."""
     for path, recorded in inputs.items():
         try:
-            with open(path, "rb") as handle:
-                now: str | None = input_digest(handle.read())
+            now: str | None = input_digest(read_bytes(Path(path)))
         except IsADirectoryError:
             now = FOLDER
         except OSError:

@@ -151,6 +151,21 @@ def test_the_workspace_knows_the_front_ends_only_through_the_registry():
     assert named == []
 
 
+def test_only_the_language_server_imports_pygls():
+    """pygls is the `lsp` extra: the server's modules import it, and only the `server`
+    command imports them."""
+    lsp = ("sortlint.integrations.lsp.protocol", "sortlint.integrations.lsp.server")
+    importing_pygls = sorted(
+        name for name in MODULES
+        if any(imported.split(".")[0] in ("pygls", "lsprotocol") for imported, _ in imports(name))
+    )
+    importing_the_server = sorted(
+        name for name, edges in graph().items() for imported, _ in edges if imported in lsp
+    )
+    assert importing_pygls == list(lsp)
+    assert importing_the_server == ["sortlint.cli", "sortlint.integrations.lsp.server"]
+
+
 def _paths_back(start: str, edges: dict[str, set[str]]) -> Iterator[list[str]]:
     """One path from `start` back to itself, if there is one."""
     stack = [(start, [start])]

@@ -124,13 +124,21 @@ def test_rules_and_rule_pages(capsys):
     assert main(["rule", "SL999"]) == 2
 
 
+def test_the_language_server_refuses_an_unknown_rule_before_it_starts(capsys):
+    assert main(["server", "--select", "SL999"]) == 2
+    assert capsys.readouterr().err == (
+        "error: unknown rule code 'SL999' in --select; the rules are SL001, SL002, SL003, SL101, SL102, SL103, "
+        "SL201, SL301\n"
+    )
+
+
 def test_version_runs_as_a_console_script():
     out = subprocess.run([sys.executable, "-m", "sortlint", "--version"], capture_output=True, text=True)
     assert out.stdout.strip().startswith("sortlint ")
 
 
 def test_import_is_light():
-    code = "import sys, sortlint.cli; print(sorted(m for m in ('sqlglot','pyspark','libcst','sqlfluff') if m in sys.modules))"
+    code = "import sys, sortlint.cli; print(sorted(m for m in ('sqlglot','pyspark','libcst','sqlfluff','pygls','lsprotocol') if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.stdout.strip() == "[]"
 

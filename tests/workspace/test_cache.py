@@ -19,6 +19,7 @@ import pytest
 
 import sortlint
 from sortlint.cli import main
+from sortlint.files import standing_in
 
 CATALOG = """\
 target: datafusion
@@ -376,3 +377,43 @@ def test_a_module_written_nearer_a_job_is_imported_instead(tmp_path, capsys):
     assert [line.split(" [")[0] for line in constant_level] == ["jobs/job.py:5:45: SL001"]
     write(tmp_path, {"jobs/frames.py": textwrap.dedent(frames).replace('.filter(F.col("level") == "ERROR")', "")})
     assert findings(tmp_path, capsys, "jobs/job.py") == []
+
+
+def test_an_unsaved_buffer_of_what_a_file_reads_counts_over_its_cached_record(tmp_path, capsys):
+    """An editor's buffers stand in for their files (`standing_in`): a record made from the
+    text on disk of a job's module or of a DAG's template holds only while the text standing
+    in for it reads the same."""
+    frames = textwrap.dedent("""\
+        from pyspark.sql import functions as F
+
+        def errors_only(df):
+            return df.filter(F.col("kind") == "error")
+        """)
+    write(tmp_path, {
+        "sortlint.yml": CATALOG + 'include: ["jobs/*.py", "dags/*.py"]\n',
+        "jobs/frames.py": frames,
+        "jobs/job.py": textwrap.dedent("""\
+            from pyspark.sql import SparkSession
+            from frames import errors_only
+
+            spark = SparkSession.builder.getOrCreate()
+            errors_only(spark.table("raw.events")).orderBy("kind").write.saveAsTable("a")
+            """),
+        "dags/daily.py": textwrap.dedent("""\
+            from airflow.providers.common.sql.operators.sql import SQLExecuteQueryOperator
+
+            report = SQLExecuteQueryOperator(task_id="report", sql="sql/report.sql")
+            """),
+        "dags/sql/report.sql": "SELECT host, kind FROM raw.events WHERE host = 'a' ORDER BY host, kind\n",
+    })
+    saved = findings(tmp_path, capsys)
+    assert [" ".join(line.split()[:2]) for line in saved] == [
+        "dags/sql/report.sql:1:61: SL003", "jobs/job.py:5:39: SL001",
+    ]
+    unsaved = {
+        tmp_path / "jobs" / "frames.py": frames.replace('.filter(F.col("kind") == "error")', "").encode(),
+        tmp_path / "dags" / "sql" / "report.sql": b"SELECT host, kind FROM raw.events ORDER BY host, kind\n",
+    }
+    with standing_in(unsaved):
+        assert findings(tmp_path, capsys) == []
+    assert findings(tmp_path, capsys) == saved

@@ -27,7 +27,7 @@ from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
-from sortlint.files import input_digest, note_input
+from sortlint.files import decode_source, input_digest, note_input, read_bytes
 from sortlint.errors import UserError
 from sortlint.sources.frontend import Reading
 from sortlint.sources.opaque import opaque_unit
@@ -86,7 +86,7 @@ class RepositoryModules:
         if found is None:
             return None
         try:  # what the job's findings rest on, cached or not
-            data = found.read_bytes()
+            data = read_bytes(found)
         except OSError:
             note_input(found, None)
             return None
@@ -97,7 +97,7 @@ class RepositoryModules:
         if key in self.cache:
             return self.cache[key]  # None while it is being read: an import cycle
         self.cache[key] = None
-        self.cache[key] = self.read(found)
+        self.cache[key] = self.read(found, data)
         return self.cache[key]
 
     def find(self, dotted: str, level: int) -> Path | None:
@@ -116,15 +116,15 @@ class RepositoryModules:
                     note_input(path, None)  # a module written here later is imported first
         return None
 
-    def read(self, path: Path):
+    def read(self, path: Path, data: bytes):
         from sortlint.sources.pyspark.reader import JobReader, ReadError
 
         try:
-            raw = path.read_text(encoding="utf-8-sig")
+            raw = decode_source(data, path)
             reader = JobReader(raw, lambda reader, value: _sql_text(reader, value, self.dialect),
                                RepositoryModules(path, self.root, self.dialect), imported=True, path=path)
             reader.run()
-        except (OSError, UnicodeDecodeError, ReadError, RecursionError):
+        except (UserError, ReadError, RecursionError):
             return None
         _sql_units(path, raw, reader, self.dialect)  # the SQL its functions run, for their callers
         return reader

@@ -1,0 +1,130 @@
+"""What a check found, in the Language Server Protocol's terms.
+
+sortlint counts lines and columns from 1, columns in characters (code points), lines split
+at "\\n"; LSP counts both from 0, columns in the code units the client and server agreed on
+(UTF-16 unless the client offers another): a character beyond the Basic Multilingual Plane
+(an emoji) is two UTF-16 units. Every position goes through the agreed `PositionCodec`,
+on the lines of the text that was checked.
+
+A finding is a Warning with its rule's code and the link to the rule's page; an error (a
+statement that does not parse, a malformed configuration) an Error on its line. A fix with
+edits is a quick fix, its title saying when it is unsafe (correct only while a declaration
+of the catalog holds); "fix all safe" is the `source.fixAll.sortlint` action.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from lsprotocol import types
+from pygls.workspace.position_codec import PositionCodec
+
+from sortlint.diagnostics import Applicability, Finding
+from sortlint.errors import UserError
+from sortlint.report.rule_pages import rule_url
+
+SOURCE = "sortlint"
+FIX_ALL = "source.fixAll.sortlint"
+FIX_ALL_TITLE = "Fix all safe sortlint findings"
+
+
+def lines_of(text: str) -> list[str]:
+    return text.split("\n")
+
+
+def position(lines: Sequence[str], codec: PositionCodec, line: int, column: int) -> types.Position:
+    """The LSP position of a 1-based line and column (in characters)."""
+    return codec.position_to_client_units(lines, types.Position(line=line - 1, character=column - 1))
+
+
+def finding_diagnostic(finding: Finding, lines: Sequence[str], codec: PositionCodec) -> types.Diagnostic:
+    return types.Diagnostic(
+        range=types.Range(
+            start=position(lines, codec, finding.line, finding.column),
+            end=position(lines, codec, finding.end_line, finding.end_column),
+        ),
+        message=finding.message,
+        severity=types.DiagnosticSeverity.Warning,
+        code=finding.code,
+        code_description=types.CodeDescription(href=rule_url(finding.name)),
+        source=SOURCE,
+    )
+
+
+def error_diagnostic(error: UserError, lines: Sequence[str], codec: PositionCodec) -> types.Diagnostic:
+    """An error, over the whole of its line (the first, when it names none)."""
+    line = min(error.line or 1, len(lines))
+    text = lines[line - 1].rstrip("\r")
+    return types.Diagnostic(
+        range=types.Range(start=position(lines, codec, line, 1), end=position(lines, codec, line, len(text) + 1)),
+        message=error.message,
+        severity=types.DiagnosticSeverity.Error,
+        code=error.code,
+        source=SOURCE,
+    )
+
+
+def fix_action(
+    finding: Finding, diagnostic: types.Diagnostic, uri: str, lines: Sequence[str], codec: PositionCodec
+) -> types.CodeAction | None:
+    """The quick fix of a finding, when its fix has edits (a fix only shown has none)."""
+    fix = finding.fix
+    if fix is None or not fix.edits or fix.applicability < Applicability.UNSAFE:
+        return None
+    safe = fix.applicability is Applicability.SAFE
+    edits = [
+        types.TextEdit(
+            range=types.Range(
+                start=position(lines, codec, edit.line, edit.column),
+                end=position(lines, codec, edit.end_line, edit.end_column),
+            ),
+            new_text=edit.content,
+        )
+        for edit in fix.edits
+    ]
+    return types.CodeAction(
+        title=f"Fix {finding.code}{'' if safe else ' (unsafe)'}: {fix.message}",
+        kind=types.CodeActionKind.QuickFix,
+        diagnostics=[diagnostic],
+        edit=types.WorkspaceEdit(changes={uri: edits}),
+        is_preferred=safe,
+    )
+
+
+def replacement(uri: str, before: str, after: str, codec: PositionCodec) -> types.WorkspaceEdit:
+    """One edit turning `before` into `after`: the span between what they share at both ends
+    (the rest of the buffer, and the cursor in it, stays as it is)."""
+    same_start = 0
+    limit = min(len(before), len(after))
+    while same_start < limit and before[same_start] == after[same_start]:
+        same_start += 1
+    same_end = 0
+    while same_end < limit - same_start and before[-1 - same_end] == after[-1 - same_end]:
+        same_end += 1
+    lines = lines_of(before)
+    edit = types.TextEdit(
+        range=types.Range(
+            start=_position_at(before, same_start, lines, codec),
+            end=_position_at(before, len(before) - same_end, lines, codec),
+        ),
+        new_text=after[same_start : len(after) - same_end],
+    )
+    return types.WorkspaceEdit(changes={uri: [edit]})
+
+
+def _position_at(text: str, offset: int, lines: Sequence[str], codec: PositionCodec) -> types.Position:
+    line_start = text.rfind("\n", 0, offset) + 1
+    return position(lines, codec, text.count("\n", 0, offset) + 1, offset - line_start + 1)
+
+
+def overlaps(first: types.Range, second: types.Range) -> bool:
+    def key(at: types.Position) -> tuple[int, int]:
+        return at.line, at.character
+
+    return key(first.start) <= key(second.end) and key(second.start) <= key(first.end)
+
+
+def wanted(kind: str, only: Sequence[str] | None) -> bool:
+    """Whether the client asked for actions of `kind` (`only` names kinds or their parents:
+    "source" asks for "source.fixAll.sortlint")."""
+    return only is None or any(kind == asked or kind.startswith(f"{asked}.") for asked in only)
