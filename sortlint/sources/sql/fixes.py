@@ -84,16 +84,22 @@ class SqlFixes:
             edits = remove_clause(unit, span)
         else:
             edits = remove_items(unit, [item.span for item in items], {position})
-        for column in _columns_showing(window, function, context):
-            if column is None or column.span is None:
-                return None
-            if not column.aliased:
-                name = _spark_name(column, unit)
-                if name is None:
-                    return None
-                edits.append(unit.edit(column.span.end, column.span.end, f" AS {alias_needed(name)}"))
-        return edits
+        names = _keep_window_column_names(window, function, context)
+        return edits + names if names is not None else None
 
+    def break_window_ties(
+        self, context: FixContext, window: n.Window, function: n.WindowFunction, keys: list[WrittenKey]
+    ) -> list[Edit] | None:
+        """Append `keys` to the window's ORDER BY (None when it has none: adding one would
+        change the frame of an aggregate), and alias an unaliased window column to the name
+        Spark gave it before."""
+        if not function.order_by:
+            return None
+        end = function.order_by[-1].span.end
+        names = _keep_window_column_names(window, function, context)
+        if names is None:
+            return None
+        return [context.unit.edit(end, end, f", {sort_keys_text(keys)}"), *names]
 
     def sort_text(self, scope: str, keys: list[WrittenKey]) -> str:
         return f"{SORT_CLAUSES[scope]} {sort_keys_text(keys)}"
@@ -266,6 +272,23 @@ def _inside_aggregate(node: exp.Expression) -> bool:
             return True
         parent = parent.parent
     return False
+
+
+def _keep_window_column_names(
+    window: n.Window, function: n.WindowFunction, context: FixContext
+) -> list[Edit] | None:
+    """Aliases for the unaliased select items showing the window function, whose name is
+    its text: the name Spark gave them before the function's text changes."""
+    edits = []
+    for column in _columns_showing(window, function, context):
+        if column is None or column.span is None:
+            return None
+        if not column.aliased:
+            name = _spark_name(column, context.unit)
+            if name is None:
+                return None
+            edits.append(context.unit.edit(column.span.end, column.span.end, f" AS {alias_needed(name)}"))
+    return edits
 
 
 def _columns_showing(window: n.Window, function: n.WindowFunction, context: FixContext):
