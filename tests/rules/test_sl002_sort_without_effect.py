@@ -304,3 +304,14 @@ def test_order_sensitive_aggregates_over_a_sorted_subquery_are_not_reported(code
         FROM (SELECT * FROM visits ORDER BY u, d, v) t
         GROUP BY u
     """, catalog=VISITS) == []
+
+
+def test_a_sort_by_decides_ties_only_in_each_partition_so_its_tie_breakers_are_unsafe(lint, fixed):
+    sql = "SELECT u, row_number() OVER (PARTITION BY u ORDER BY d) AS n FROM (SELECT * FROM visits SORT BY u, d, v) t"
+    expected = TIES.format(functions="row_number()").replace("ORDER BY has", "SORT BY has")
+    expected = expected.replace(": an exchange and a sort", " in every partition")
+    assert lint(sql, catalog=VISITS) == [("SL002", 1, expected)]
+    assert fixed(sql) == sql
+    assert fixed(sql, "--unsafe-fixes") == (
+        "SELECT u, row_number() OVER (PARTITION BY u ORDER BY d, v) AS n FROM (SELECT * FROM visits) t"
+    )

@@ -56,7 +56,9 @@ removes the sort.
 ## Fix safety
 Removing the sort is safe: the consumer's result does not depend on the order of its
 input, whatever the tables hold (unsafe where that rests on a declared unique key).
-Breaking a window's ties is safe: it writes down the order the sort gave them. It is
+Breaking a window's ties is safe for an ORDER BY: it writes down the order the sort gave
+them (unsafe for a SORT BY, which orders each partition alone: ties spread over several
+reached the window in an order its keys do not write down). It is
 offered only where it is exact - for functions whose frame is rows (`row_number`, `ntile`,
 `lag`, `lead`, an explicit ROWS frame: a key more in a RANGE frame's ORDER BY would narrow
 the frame), for a window of one specification (of several, Spark chooses which sort the ties
@@ -71,7 +73,7 @@ from dataclasses import dataclass
 
 from sqlglot import exp
 
-from sortlint.diagnostics import Finding
+from sortlint.diagnostics import Applicability, Finding
 from sortlint.linter.context import Context
 from sortlint.linter.rules.sl001_unnecessary_sort import unnecessary
 from sortlint.ordering import Evidence, Expr, Properties
@@ -180,7 +182,12 @@ def _break_ties(window: n.Window, sort: n.Sort, ties: list[OpenTies], context: C
         removed = context.fixes.remove_sort(context, sort)
         return result + removed if removed is not None else None
 
-    return context.fix(f"order the window by {written} to break its ties, and remove the {sort.clause}", edits)
+    fix = context.fix(f"order the window by {written} to break its ties, and remove the {sort.clause}", edits)
+    if fix is not None and sort.scope != "global":
+        # A SORT BY orders each of its partitions only: ties spread over several came to
+        # the window in partition order, which the keys do not write down.
+        return fix.at_most(Applicability.UNSAFE)
+    return fix
 
 
 def _open_ties(window: n.Window, sort: n.Sort, context: Context) -> tuple[list[OpenTies], frozenset[Evidence]]:
