@@ -315,3 +315,34 @@ def test_a_sort_by_decides_ties_only_in_each_partition_so_its_tie_breakers_are_u
     assert fixed(sql, "--unsafe-fixes") == (
         "SELECT u, row_number() OVER (PARTITION BY u ORDER BY d, v) AS n FROM (SELECT * FROM visits) t"
     )
+
+
+def test_tie_breakers_follow_the_window_order_by_layout(fixed):
+    assert fixed("""
+        SELECT
+            u,
+            row_number() OVER (
+                PARTITION BY u
+                ORDER BY
+                    channel
+            ) AS n
+        FROM (
+            SELECT *
+            FROM visits
+            ORDER BY u, d, v
+        ) t
+    """) == textwrap.dedent("""\
+        SELECT
+            u,
+            row_number() OVER (
+                PARTITION BY u
+                ORDER BY
+                    channel,
+                    d,
+                    v
+            ) AS n
+        FROM (
+            SELECT *
+            FROM visits
+        ) t
+    """)
