@@ -291,6 +291,11 @@ class Properties:
             verdicts.append(verdict)
         return tuple(verdicts)
 
+    def unique_within(self, exprs: Collection[Expr]) -> frozenset[Evidence] | None:
+        """What makes `exprs` (with the constants) tell every row apart - a unique key they
+        cover - or None when nothing known does."""
+        return self._covered_unique_key(exprs)
+
     def _covered_unique_key(self, fixed: Collection[Expr]) -> frozenset[Evidence] | None:
         for unique in self.unique_keys:
             if unique.nulls_distinct and any(self.nullable(m) for m in unique.exprs):

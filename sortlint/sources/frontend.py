@@ -141,6 +141,12 @@ class FixShapes(Protocol):
         self, context: FixContext, window: n.Window, function: n.WindowFunction, index: int
     ) -> list[Edit] | None: ...
 
+    def break_window_ties(
+        self, context: FixContext, window: n.Window, function: n.WindowFunction, keys: list[WrittenKey]
+    ) -> list[Edit] | None:
+        """Order the window function's rows by `keys` after its own ORDER BY keys."""
+        ...
+
     def sort_text(self, scope: str, keys: list[WrittenKey]) -> str:
         """How the file kind writes a sort of the rows (`global`: ORDER BY / orderBy, else
         each partition: SORT BY / sortWithinPartitions), for messages."""

@@ -218,3 +218,74 @@ def test_file_mode_is_kept(fix, tmp_path):
     main(["check", "--fix", str(path)])
     assert path.stat().st_mode & 0o777 == 0o640
     assert path.read_text() == "SELECT * FROM events WHERE level = 'x' ORDER BY latency_ms\n"
+
+
+# Fixed text as a person would write it (issue 20): no comma alone on a line, no blank line
+# inside a clause, no trailing blanks; a dropped key takes its comma, on its side of the
+# list's layout; comments stay.
+LAYOUTS = [
+    ('keys one per line, first dropped', "SELECT * FROM events WHERE level = 'x'\nORDER BY\n    level,\n    host,\n    time\n",
+     "SELECT * FROM events WHERE level = 'x'\nORDER BY\n    host,\n    time\n"),
+    ('keys one per line, middle dropped', "SELECT * FROM events WHERE level = 'x'\nORDER BY\n    host,\n    level,\n    time\n",
+     "SELECT * FROM events WHERE level = 'x'\nORDER BY\n    host,\n    time\n"),
+    ('keys one per line, last dropped', "SELECT * FROM events WHERE level = 'x'\nORDER BY\n    host,\n    time,\n    level\n",
+     "SELECT * FROM events WHERE level = 'x'\nORDER BY\n    host,\n    time\n"),
+    ('leading commas, first dropped', "SELECT * FROM events WHERE level = 'x'\nORDER BY\n    level\n  , host\n  , time\n",
+     "SELECT * FROM events WHERE level = 'x'\nORDER BY\n    host\n  , time\n"),
+    ('leading commas, middle dropped', "SELECT * FROM events WHERE level = 'x'\nORDER BY\n    host\n  , level\n  , time\n",
+     "SELECT * FROM events WHERE level = 'x'\nORDER BY\n    host\n  , time\n"),
+    ('leading commas, last dropped', "SELECT * FROM events WHERE level = 'x'\nORDER BY\n    host\n  , time\n  , level\n",
+     "SELECT * FROM events WHERE level = 'x'\nORDER BY\n    host\n  , time\n"),
+    ('leading commas after the clause word, first dropped', "SELECT * FROM events WHERE level = 'x'\nORDER BY level\n       , host\n       , time\n",
+     "SELECT * FROM events WHERE level = 'x'\nORDER BY host\n       , time\n"),
+    ('comments after keys, first dropped', "SELECT * FROM events WHERE level = 'x'\nORDER BY\n    level,  -- constant\n    host,   -- the host\n    time    -- then time\n",
+     "SELECT * FROM events WHERE level = 'x'\nORDER BY\n    -- constant\n    host,   -- the host\n    time    -- then time\n"),
+    ('comments after keys, middle dropped', "SELECT * FROM events WHERE level = 'x'\nORDER BY\n    host,   -- the host\n    level,  -- constant\n    time    -- then time\n",
+     "SELECT * FROM events WHERE level = 'x'\nORDER BY\n    host,   -- the host\n    -- constant\n    time    -- then time\n"),
+    ('comments after keys, last dropped', "SELECT * FROM events WHERE level = 'x'\nORDER BY\n    host,   -- the host\n    time,   -- then time\n    level   -- constant\n",
+     "SELECT * FROM events WHERE level = 'x'\nORDER BY\n    host,   -- the host\n    time   -- then time\n    -- constant\n"),
+    ('a comment above the dropped key', "SELECT * FROM events WHERE level = 'x'\nORDER BY\n    host,\n    -- the level is constant\n    level,\n    time\n",
+     "SELECT * FROM events WHERE level = 'x'\nORDER BY\n    host,\n    -- the level is constant\n    time\n"),
+    ('a clause of keys one per line removed', 'SELECT count(*) AS n\nFROM (\n    SELECT host\n    FROM events\n    ORDER BY\n        latency_ms,\n        host\n) t\n',
+     'SELECT count(*) AS n\nFROM (\n    SELECT host\n    FROM events\n) t\n'),
+    ('a one-line clause removed', 'SELECT count(*) AS n\nFROM (\n    SELECT host FROM events\n    ORDER BY latency_ms\n) t\n',
+     'SELECT count(*) AS n\nFROM (\n    SELECT host FROM events\n) t\n'),
+    ('a clause inside a line removed', 'SELECT count(*) AS n\nFROM (SELECT host FROM events ORDER BY latency_ms) t\n',
+     'SELECT count(*) AS n\nFROM (SELECT host FROM events) t\n'),
+    ('a clause removed before the closing bracket', 'SELECT count(*) AS n\nFROM (\n    SELECT host FROM events\n    ORDER BY\n        latency_ms\n) t\nLIMIT 3\n',
+     'SELECT count(*) AS n\nFROM (\n    SELECT host FROM events\n) t\nLIMIT 3\n'),
+    ('GROUP BY one per line, first dropped', "SELECT level, host, count(*) AS n\nFROM events\nWHERE level = 'x'\nGROUP BY\n    level,\n    host\n",
+     "SELECT 'x' AS level, host, count(*) AS n\nFROM events\nWHERE level = 'x'\nGROUP BY\n    host\n"),
+    ('GROUP BY one per line, last dropped', "SELECT host, level, count(*) AS n\nFROM events\nWHERE level = 'x'\nGROUP BY\n    host,\n    level\n",
+     "SELECT host, 'x' AS level, count(*) AS n\nFROM events\nWHERE level = 'x'\nGROUP BY\n    host\n"),
+    ('GROUP BY leading commas, last dropped', "SELECT host, level, count(*) AS n\nFROM events\nWHERE level = 'x'\nGROUP BY\n    host\n  , level\n",
+     "SELECT host, 'x' AS level, count(*) AS n\nFROM events\nWHERE level = 'x'\nGROUP BY\n    host\n"),
+    ('GROUP BY leading commas, first dropped', "SELECT host, level, count(*) AS n\nFROM events\nWHERE level = 'x'\nGROUP BY\n    level\n  , host\n",
+     "SELECT host, 'x' AS level, count(*) AS n\nFROM events\nWHERE level = 'x'\nGROUP BY\n    host\n"),
+    ('window ORDER BY one per line', 'SELECT host,\n    row_number() OVER (\n        PARTITION BY host\n        ORDER BY\n            host,\n            time\n    ) AS rn\nFROM events\n',
+     'SELECT host,\n    row_number() OVER (\n        PARTITION BY host\n        ORDER BY\n            time\n    ) AS rn\nFROM events\n'),
+    ('window PARTITION BY one per line', "SELECT\n    row_number() OVER (\n        PARTITION BY\n            level,\n            host\n        ORDER BY time\n    ) AS rn\nFROM events\nWHERE level = 'x'\n",
+     "SELECT\n    row_number() OVER (\n        PARTITION BY\n            host\n        ORDER BY time\n    ) AS rn\nFROM events\nWHERE level = 'x'\n"),
+    ('window keys inline', 'SELECT row_number() OVER (PARTITION BY host ORDER BY host, time) AS rn FROM events\n',
+     'SELECT row_number() OVER (PARTITION BY host ORDER BY time) AS rn FROM events\n'),
+    ('CRLF, middle dropped', "SELECT * FROM events WHERE level = 'x'\r\nORDER BY\r\n    host,\r\n    level,\r\n    time\r\n",
+     "SELECT * FROM events WHERE level = 'x'\r\nORDER BY\r\n    host,\r\n    time\r\n"),
+    ('CRLF leading commas, last dropped', "SELECT * FROM events WHERE level = 'x'\r\nORDER BY\r\n    host\r\n  , time\r\n  , level\r\n",
+     "SELECT * FROM events WHERE level = 'x'\r\nORDER BY\r\n    host\r\n  , time\r\n"),
+    ('the statement ends on the dropped key, a comment after it', "SELECT * FROM events WHERE level = 'x'\nORDER BY\n    host,\n    level; -- nightly\n",
+     "SELECT * FROM events WHERE level = 'x'\nORDER BY\n    host; -- nightly\n"),
+    ('the statement ends on the dropped key, its ; alone after it', "SELECT * FROM events WHERE level = 'x'\nORDER BY\n    host,\n    level\n;\n",
+     "SELECT * FROM events WHERE level = 'x'\nORDER BY\n    host\n;\n"),
+    ('two keys dropped', "SELECT * FROM events WHERE level = 'x' AND latency_ms = 3\nORDER BY\n    host,\n    level,\n    latency_ms,\n    time\n",
+     "SELECT * FROM events WHERE level = 'x' AND latency_ms = 3\nORDER BY\n    host,\n    time\n"),
+    ('block comments between keys', "SELECT * FROM events WHERE level = 'x'\nORDER BY host /* first, */, level /* constant */, time\n",
+     "SELECT * FROM events WHERE level = 'x'\nORDER BY host /* first, */, /* constant */ time\n"),
+    ('a space before a comma', "SELECT * FROM events WHERE level = 'x'\nORDER BY host, level , time\n",
+     "SELECT * FROM events WHERE level = 'x'\nORDER BY host, time\n"),
+]
+
+
+@pytest.mark.parametrize(("sql", "fixed"), [case[1:] for case in LAYOUTS], ids=[case[0] for case in LAYOUTS])
+def test_a_fix_leaves_the_layout_a_person_would_write(fix, sql, fixed):
+    newline = "\r\n" if "\r\n" in sql else "\n"
+    assert fix(sql.replace("\r\n", "\n"), newline=newline) == fixed

@@ -1,5 +1,12 @@
 """SL002 sort-without-effect."""
 
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from sortlint.cli import main
+
 
 def test_sort_feeding_a_join(codes):
     assert codes("""
@@ -172,3 +179,170 @@ def test_a_bucketed_write_sorts_its_files_itself(lint):
         "ORDER BY has no effect: its rows feed a write into buckets, which sorts the rows itself. "
         "Spark removes this sort itself but still runs its exchange",
     )]
+
+
+# --- a sort that decides a window's ties (issue 20) -----------------------------------
+
+VISITS = """
+    target: {target}
+    sources:
+      visits: {{columns: {{u: int not null, d: int not null, v: int not null, channel: string}}}}
+      events:
+        columns: {{id: int not null, u: int not null, v: int}}
+        unique: [[id]]
+"""
+RANK = "CASE WHEN channel = 'organic' THEN 100 ELSE 1 END"
+TIES = (
+    "ORDER BY has no effect: its rows feed a window, which shuffles and sorts its rows by its own "
+    "keys. But the window leaves ties open for {functions} (its PARTITION BY and ORDER BY do not "
+    "tell every row apart), and this sort decides them only by accident of execution: without it "
+    "other rows may win. Spark runs this sort: an exchange and a sort"
+)
+NO_TIES = (
+    "ORDER BY has no effect: its rows feed a window, which shuffles and sorts its rows by its own "
+    "keys. Spark runs this sort: an exchange and a sort"
+)
+
+
+@pytest.fixture
+def fixed(tmp_path: Path, lint):
+    """`fixed(sql, *flags) -> text` after `sortlint check --fix` with the visits catalog."""
+
+    def run(sql: str, *flags: str) -> str:
+        lint(sql, catalog=VISITS)  # writes the catalog and the query
+        main(["check", "--fix", *flags, str(tmp_path / "query.sql")])
+        return (tmp_path / "query.sql").read_text()
+
+    return run
+
+
+def test_a_sort_deciding_row_number_ties_moves_into_the_window_order(lint, fixed):
+    sql = f"""
+        SELECT u, d, v, row_number() OVER (PARTITION BY u, d ORDER BY {RANK}) AS n
+        FROM (SELECT * FROM visits ORDER BY u, d, v) t
+    """
+    assert lint(sql, catalog=VISITS) == [("SL002", 2, TIES.format(functions="row_number()"))]
+    assert fixed(sql) == (
+        f"SELECT u, d, v, row_number() OVER (PARTITION BY u, d ORDER BY {RANK}, v) AS n\n"
+        "FROM (SELECT * FROM visits) t\n"
+    )
+
+
+def test_tie_breakers_keep_their_direction_and_the_column_its_name(fixed):
+    assert fixed("""
+        SELECT id, lag(v) OVER (PARTITION BY u ORDER BY v)
+        FROM (SELECT * FROM events ORDER BY u, id DESC) t
+    """) == (
+        "SELECT id, lag(v) OVER (PARTITION BY u ORDER BY v, id DESC) AS `lag(v, 1, NULL) OVER "
+        "(PARTITION BY u ORDER BY v ASC NULLS FIRST ROWS BETWEEN -1 FOLLOWING AND -1 FOLLOWING)`\n"
+        "FROM (SELECT * FROM events) t\n"
+    )
+
+
+def test_a_rows_framed_aggregate_takes_tie_breakers(lint, fixed):
+    sql = """
+        SELECT u, collect_list(v) OVER (PARTITION BY u ORDER BY d ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS vs
+        FROM (SELECT u, d, v FROM visits ORDER BY u, d, v) t
+    """
+    assert lint(sql, catalog=VISITS) == [("SL002", 2, TIES.format(functions="collect_list()"))]
+    assert "ORDER BY d, v ROWS" in fixed(sql)
+
+
+def test_ties_left_open_without_a_safe_rewrite_get_no_fix(lint, fixed):
+    for sql in (
+        # The window cannot name the key that decides (the subquery does not pass v on).
+        f"""
+        SELECT u, d, row_number() OVER (PARTITION BY u, d ORDER BY {RANK}) AS n
+        FROM (SELECT u, d, channel FROM visits ORDER BY u, d, v) t
+        """,
+        # A RANGE frame (the default with ORDER BY) holds the current row's ties: a key more
+        # would change it.
+        """
+        SELECT u, last(v) OVER (PARTITION BY u ORDER BY d) AS last_v
+        FROM (SELECT * FROM visits ORDER BY u, d, v) t
+        """,
+        # Without ORDER BY the frame is the whole partition; an ORDER BY would make it a RANGE.
+        """
+        SELECT u, first(v) OVER (PARTITION BY u) AS first_v FROM (SELECT * FROM visits ORDER BY v) t
+        """,
+        # Two specifications: Spark chooses which of their sorts the ties go through last.
+        f"""
+        SELECT u, row_number() OVER (PARTITION BY u, d ORDER BY {RANK}) AS n,
+               row_number() OVER (PARTITION BY u ORDER BY d) AS m
+        FROM (SELECT * FROM visits ORDER BY u, d, v) t
+        """,
+    ):
+        [(code, _, message)] = lint(sql, catalog=VISITS)
+        assert code == "SL002" and "leaves ties open" in message
+        assert fixed(sql, "--unsafe-fixes") == textwrap.dedent(sql).lstrip("\n")
+
+
+def test_a_window_that_tells_rows_apart_or_repeats_the_sort_needs_no_tie_breakers(lint, fixed):
+    for sql, removed in (
+        # Ties of (u, d, v) are equal on every key of the sort.
+        ("SELECT u, d, v, row_number() OVER (PARTITION BY u, d ORDER BY v) AS n FROM (SELECT * FROM visits ORDER BY u, d, v) t", " ORDER BY u, d, v"),
+        # A rank gives tied rows one value; max ignores order; a sum of integers too.
+        (f"SELECT u, rank() OVER (PARTITION BY u, d ORDER BY {RANK}) AS n FROM (SELECT * FROM visits ORDER BY u, d, v) t", " ORDER BY u, d, v"),
+        ("SELECT u, max(v) OVER (PARTITION BY u ORDER BY d) AS n, sum(v) OVER (PARTITION BY u ORDER BY d) AS s FROM (SELECT * FROM visits ORDER BY u, d, v) t", " ORDER BY u, d, v"),
+    ):
+        assert lint(sql, catalog=VISITS) == [("SL002", 1, NO_TIES)]
+        assert fixed(sql) == sql.replace(removed, "")
+
+
+def test_a_declared_unique_key_in_the_window_makes_the_removal_unsafe(lint, fixed):
+    # The window's keys cover events' unique id - a declaration Spark does not enforce.
+    sql = "SELECT id, row_number() OVER (PARTITION BY u ORDER BY id) AS n FROM (SELECT * FROM events ORDER BY u, v) t"
+    assert lint(sql, catalog=VISITS) == [("SL002", 1, NO_TIES)]
+    assert fixed(sql) == sql
+    assert fixed(sql, "--unsafe-fixes") == sql.replace(" ORDER BY u, v", "")
+
+
+def test_order_sensitive_aggregates_over_a_sorted_subquery_are_not_reported(codes):
+    # first / last / collect_list read their group's rows in order: SL002 keeps the sort.
+    assert codes("""
+        SELECT u, first(v) AS f, last(v) AS l, collect_list(v) AS vs
+        FROM (SELECT * FROM visits ORDER BY u, d, v) t
+        GROUP BY u
+    """, catalog=VISITS) == []
+
+
+def test_a_sort_by_decides_ties_only_in_each_partition_so_its_tie_breakers_are_unsafe(lint, fixed):
+    sql = "SELECT u, row_number() OVER (PARTITION BY u ORDER BY d) AS n FROM (SELECT * FROM visits SORT BY u, d, v) t"
+    expected = TIES.format(functions="row_number()").replace("ORDER BY has", "SORT BY has")
+    expected = expected.replace(": an exchange and a sort", " in every partition")
+    assert lint(sql, catalog=VISITS) == [("SL002", 1, expected)]
+    assert fixed(sql) == sql
+    assert fixed(sql, "--unsafe-fixes") == (
+        "SELECT u, row_number() OVER (PARTITION BY u ORDER BY d, v) AS n FROM (SELECT * FROM visits) t"
+    )
+
+
+def test_tie_breakers_follow_the_window_order_by_layout(fixed):
+    assert fixed("""
+        SELECT
+            u,
+            row_number() OVER (
+                PARTITION BY u
+                ORDER BY
+                    channel
+            ) AS n
+        FROM (
+            SELECT *
+            FROM visits
+            ORDER BY u, d, v
+        ) t
+    """) == textwrap.dedent("""\
+        SELECT
+            u,
+            row_number() OVER (
+                PARTITION BY u
+                ORDER BY
+                    channel,
+                    d,
+                    v
+            ) AS n
+        FROM (
+            SELECT *
+            FROM visits
+        ) t
+    """)

@@ -13,6 +13,22 @@ window that runs on the order it gives, an order-sensitive aggregate (`first`, `
 `collect_list`, and `sum`/`avg` of floating-point or untyped values, whose rounding depends
 on the order of addition), or the final result.
 
+A sort under a window can still decide the window's ties. A window sorts its rows by its
+PARTITION BY and ORDER BY keys; rows equal on all of them are tied, and by Spark's semantics
+their order is not guaranteed - as Spark runs, it is the order the window's shuffle reads
+them in, which the sort beneath gives. A function that reads the order among ties
+(`row_number`, `ntile`, `lag` / `lead`, `first` / `last`, `first_value` / `last_value`,
+`nth_value`, `collect_list`, any aggregate over a ROWS frame, a floating-point sum) gets its
+value from the sort by accident of execution, and the message says so; the fix moves the
+sort's remaining keys (those the window's keys do not already hold) into the window's ORDER
+BY as tie-breakers - `ORDER BY CASE ... END, v` - and removes the sort. No tie is decided by
+the sort, and the plain removal stays, when the window's keys tell every row apart (they
+cover a unique key) or hold every key of the sort (`PARTITION BY u, d ORDER BY v` over
+`ORDER BY u, d, v`), and for functions that give tied rows one value (`rank`, `dense_rank`,
+`percent_rank`, `cume_dist`, an order-insensitive aggregate over a RANGE frame or the whole
+partition). Aggregates that read their group's order (`first`, `last`, `collect_list`) are
+not reported at all.
+
 ## Why it matters
 The sort is paid for and its work is discarded by the next operator - or it is not paid
 for at all, and only misleads the reader. Under `target: spark` the message says which:
@@ -29,20 +45,42 @@ FROM (SELECT * FROM orders ORDER BY created_at) o   -- SL002: a join does not ke
 JOIN customers c ON o.customer_id = c.id
 ```
 
+```sql
+SELECT u, d, v, row_number() OVER (PARTITION BY u, d ORDER BY CASE WHEN channel = 'organic' THEN 100 ELSE 1 END) AS n
+FROM (SELECT * FROM visits ORDER BY u, d, v) t   -- SL002: the sort decides which v is 1
+```
+Measured on Spark 4.3 with 600 groups of tied rows: row 1 is each group's earliest tied `v`
+in all 600 with the sort, in 239 without it. The fix writes `ORDER BY CASE ... END, v` and
+removes the sort.
+
 ## Fix safety
 Removing the sort is safe: the consumer's result does not depend on the order of its
-input, whatever the tables hold.
+input, whatever the tables hold (unsafe where that rests on a declared unique key).
+Breaking a window's ties is safe for an ORDER BY: it writes down the order the sort gave
+them (unsafe for a SORT BY, which orders each partition alone: ties spread over several
+reached the window in an order its keys do not write down). It is
+offered only where it is exact - for functions whose frame is rows (`row_number`, `ntile`,
+`lag`, `lead`, an explicit ROWS frame: a key more in a RANGE frame's ORDER BY would narrow
+the frame), for a window of one specification (of several, Spark chooses which sort the ties
+pass through last), and for keys that are columns the window can name; otherwise the
+finding has no fix.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 
-from sortlint.diagnostics import Finding
+from sqlglot import exp
+
+from sortlint.diagnostics import Applicability, Finding
 from sortlint.linter.context import Context
 from sortlint.linter.rules.sl001_unnecessary_sort import unnecessary
+from sortlint.ordering import Evidence, Expr, Properties
 from sortlint.ordering.monotonicity import FLOATING
 from sortlint.plan import nodes as n
+from sortlint.plan.aggregates import arithmetic, order_sensitive, unwrap
+from sortlint.sources.frontend import WrittenKey
 
 CODE = "SL002"
 NAME = "sort-without-effect"
@@ -58,6 +96,23 @@ DISCARDS = {
     n.Subquery: "a subquery predicate, which does not depend on row order",
 }
 
+# Window functions whose value depends only on the ORDER BY values: tied rows get one value.
+TIE_BLIND = (exp.Rank, exp.DenseRank, exp.PercentRank, exp.CumeDist)
+# Window functions whose frame is rows, whatever is written: more ORDER BY keys only break
+# ties. (An aggregate's default frame, RANGE, includes the current row's ties: a key more
+# would change it.)
+ROW_FRAMED = (exp.RowNumber, exp.Ntile, exp.Lag, exp.Lead)
+
+
+@dataclass(frozen=True)
+class OpenTies:
+    """A window function that reads the order of rows its PARTITION BY and ORDER BY leave
+    tied, and the sort's keys that decide it among them (as the window reads them; None
+    where one is not a column the window can name)."""
+
+    function: n.WindowFunction
+    tie_breakers: list[WrittenKey | None]
+
 
 def check(node: n.Node, context: Context) -> Iterator[Finding]:
     if not isinstance(node, n.Sort) or node.span is None:
@@ -66,26 +121,163 @@ def check(node: n.Node, context: Context) -> Iterator[Finding]:
     reason = _discarded_by(consumer, node, context)
     if reason is None:
         return
-    fix = None
-    if node.clause in REMOVABLE:  # CLUSTER BY also distributes rows
-        fix = context.fix(f"remove the {node.clause}", lambda: context.fixes.remove_sort(context, node))
     message = f"{node.clause} has no effect: its rows feed {reason}"
+    fix = None
+    if isinstance(consumer, n.Window):
+        ties, evidence = _open_ties(consumer, node, context)
+        if ties:
+            message += ". " + _ties_text(ties)
+            if node.clause in REMOVABLE:
+                fix = _break_ties(consumer, node, ties, context)
+        elif node.clause in REMOVABLE:
+            fix = context.fix(
+                f"remove the {node.clause}", lambda: context.fixes.remove_sort(context, node), evidence
+            )
+    elif node.clause in REMOVABLE:  # CLUSTER BY also distributes rows
+        fix = context.fix(f"remove the {node.clause}", lambda: context.fixes.remove_sort(context, node))
     fate = context.analysis.sort_fate(node)
     if fate is not None:
         message += f". {fate.text}"
     yield context.finding(CODE, NAME, node.span, message, (), fix)
 
 
-def _depends_on_order(call: n.AggregateCall, aggregate: n.Aggregate, context: Context) -> bool:
+def _ties_text(ties: list[OpenTies]) -> str:
+    names = ", ".join(dict.fromkeys(_function_name(t.function) for t in ties))
+    return (
+        f"But the window leaves ties open for {names} (its PARTITION BY and ORDER BY do not "
+        "tell every row apart), and this sort decides them only by accident of execution: "
+        "without it other rows may win"
+    )
+
+
+def _function_name(function: n.WindowFunction) -> str:
+    # As Spark spells it (sqlglot's own names differ: collect_list is its ArrayAgg).
+    call = unwrap(function.expr.node.this).sql(dialect="spark")
+    return f"{call.split('(')[0].lower()}()"
+
+
+def _break_ties(window: n.Window, sort: n.Sort, ties: list[OpenTies], context: Context):
+    """Move the sort's keys into each window function's ORDER BY as tie-breakers, then
+    remove the sort: the order among ties is then the window's own. Only for a window of
+    one specification (of several, Spark chooses which sorts last and decides the ties)
+    whose tied functions are row-framed, and keys the window can name."""
+    specs = {
+        (tuple(k.expr for k in f.partition_by), tuple((i.expr, i.options) for i in f.order_by))
+        for f in context.analysis.computed(window)
+    }
+    keys = [k for t in ties for k in t.tie_breakers]
+    if len(specs) != 1 or None in keys or not all(_row_framed(t.function) for t in ties):
+        return None
+    written = ", ".join(dict.fromkeys(k.column for k in keys if k is not None))
+
+    def edits():
+        result = []
+        for t in ties:
+            appended = context.fixes.break_window_ties(
+                context, window, t.function, [k for k in t.tie_breakers if k is not None]
+            )
+            if appended is None:
+                return None
+            result += appended
+        removed = context.fixes.remove_sort(context, sort)
+        return result + removed if removed is not None else None
+
+    fix = context.fix(f"order the window by {written} to break its ties, and remove the {sort.clause}", edits)
+    if fix is not None and sort.scope != "global":
+        # A SORT BY orders each of its partitions only: ties spread over several came to
+        # the window in partition order, which the keys do not write down.
+        return fix.at_most(Applicability.UNSAFE)
+    return fix
+
+
+def _open_ties(window: n.Window, sort: n.Sort, context: Context) -> tuple[list[OpenTies], frozenset[Evidence]]:
+    """The window's functions whose ties the sort decides, and what the others' total
+    order rests on (a unique key the window's keys cover)."""
+    rows = context.input_of(window)
+    read = [_as_read_by(window, sort, item.expr, context) for item in sort.keys]
+    ties: list[OpenTies] = []
+    evidence: set[Evidence] = set()
+    for function in context.analysis.computed(window):
+        if not _reads_order_among_ties(function, rows):
+            continue
+        tied_on = {k.expr for k in function.partition_by} | {i.expr for i in function.order_by}
+        unique = rows.unique_within(tied_on)
+        if unique is not None:
+            evidence |= unique
+            continue
+        # Among tied rows the window's keys are equal: the sort's other keys order them.
+        deciding = [
+            (expr, item) for expr, item in zip(read, sort.keys) if expr is None or expr not in tied_on
+        ]
+        if deciding:
+            ties.append(OpenTies(function, [
+                WrittenKey(expr.column_name, item.options) if expr is not None and expr.column_name else None
+                for expr, item in deciding
+            ]))
+    return ties, frozenset(evidence)
+
+
+def _reads_order_among_ties(function: n.WindowFunction, rows: Properties) -> bool:
+    """Whether the function's value for a row can change with the order of rows its window
+    leaves tied: anything but a rank, or an order-insensitive aggregate over a RANGE frame
+    (the default: ties are in the frame together) or the whole partition."""
+    window = function.expr.node
+    call = unwrap(window.this)
+    if isinstance(call, TIE_BLIND):
+        return False
+    operands = (Expr.of(arg) for arg in [call.this, *call.expressions] if isinstance(arg, exp.Expression))
+    if _depends_on_order(call, (rows.type_of(operand) for operand in operands)):
+        return True
+    if isinstance(call, ROW_FRAMED):
+        return True
+    spec = window.args.get("spec")
+    if spec is None or str(spec.args.get("kind", "")).upper() != "ROWS":
+        return False
+    return not (spec.args.get("start") == "UNBOUNDED" and spec.args.get("end") == "UNBOUNDED")
+
+
+def _row_framed(function: n.WindowFunction) -> bool:
+    window = function.expr.node
+    spec = window.args.get("spec")
+    return isinstance(unwrap(window.this), ROW_FRAMED) or (
+        spec is not None and str(spec.args.get("kind", "")).upper() == "ROWS"
+    )
+
+
+def _as_read_by(window: n.Window, sort: n.Sort, key: Expr, context: Context) -> Expr | None:
+    """The sort key as the window reads it, when it is a column passed on by name through
+    the projections and subquery names between them."""
+    node, parent = sort, context.parent(sort)
+    while parent is not window:
+        if parent is None or parent.children[0] is not node or not key.is_column:
+            return None
+        if isinstance(parent, n.Project):
+            names = [c.name for c in parent.columns if c.expr == key]
+            listed = {c.name.lower() for c in parent.columns}
+            if len(names) == 1 and sum(c.name.lower() == names[0].lower() for c in parent.columns) == 1:
+                key = Expr.column(names[0])
+            elif key.node.table in parent.passthrough and key.column_name not in listed:
+                key = Expr.column(key.column_name or "")
+            else:
+                return None
+        elif isinstance(parent, n.Alias):
+            if key.node.table or (parent.columns and key.column_name not in parent.columns):
+                return None
+            key = Expr.column(key.column_name or "", parent.alias)
+        elif not isinstance(parent, n.Filter):
+            return None  # a generator's columns could take the key's name
+        node, parent = parent, context.parent(parent)
+    return key
+
+
+def _depends_on_order(call: exp.Expression, types: Iterable[str | None]) -> bool:
     """Order-sensitive functions, and sums or averages of floating-point values (their
     addition is not associative, as Spark's own EliminateSorts assumes) or of values whose
-    type is not known."""
-    if call.order_sensitive:
+    type is not known (`types`: the operands')."""
+    if order_sensitive(call):
         return True
-    if not call.arithmetic:
+    if not arithmetic(call):
         return False
-    operands = call.expr.children
-    types = [context.input_of(aggregate).type_of(operand) for operand in operands]
     return any(t is None or t in FLOATING for t in types)
 
 
@@ -103,7 +295,11 @@ def _discarded_by(consumer: n.Node | None, sort: n.Sort, context: Context) -> st
             return f"a write into {consumer.target}, which sorts the rows itself"
         return None
     if isinstance(consumer, n.Aggregate):
-        if any(_depends_on_order(call, consumer, context) for call in consumer.aggregates):
+        rows = context.input_of(consumer)
+        if any(
+            _depends_on_order(call.expr.node, (rows.type_of(operand) for operand in call.expr.children))
+            for call in consumer.aggregates
+        ):
             return None
         return "an aggregate whose functions do not depend on row order"
     if isinstance(consumer, n.Sort) and consumer.scope == "global":

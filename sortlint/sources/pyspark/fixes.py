@@ -159,6 +159,10 @@ class DataFrameFixes:
             edits.append(unit.edit(span.end, span.end, f".alias({_literal(name)})"))
         return edits
 
+    def break_window_ties(
+        self, context: FixContext, window: n.Window, function: n.WindowFunction, keys: list[WrittenKey]
+    ) -> list[Edit] | None:
+        return None  # not written for DataFrame window specs yet: no fix
 
     def sort_text(self, scope: str, keys: list[WrittenKey]) -> str:
         method = SORT_METHODS[scope]

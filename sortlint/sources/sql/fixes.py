@@ -1,6 +1,8 @@
 """How the rules' fixes are written in SQL text: drop a clause, drop items of a comma list,
 reorder items, replace an item. Layout and comments around what changes are kept; a
-clause alone on its lines takes its lines with it, leaving no blank line behind.
+clause alone on its lines takes its lines with it, leaving no blank line behind; a dropped
+list item takes one comma and leaves the list as a person would have written it (no comma
+alone on a line, no blank line, no trailing blanks - `remove_items`).
 
 `FIXES` is the SQL front ends' `FixShapes` (see `sortlint.sources.registry`): a sort is its
 clause, keys are items of their list, and a dropped group key's column is rewritten in the
@@ -9,7 +11,7 @@ select list under its old name.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import sqlglot
 from sqlglot import exp
@@ -84,16 +86,24 @@ class SqlFixes:
             edits = remove_clause(unit, span)
         else:
             edits = remove_items(unit, [item.span for item in items], {position})
-        for column in _columns_showing(window, function, context):
-            if column is None or column.span is None:
-                return None
-            if not column.aliased:
-                name = _spark_name(column, unit)
-                if name is None:
-                    return None
-                edits.append(unit.edit(column.span.end, column.span.end, f" AS {alias_needed(name)}"))
-        return edits
+        names = _keep_window_column_names(window, function, context)
+        return edits + names if names is not None else None
 
+    def break_window_ties(
+        self, context: FixContext, window: n.Window, function: n.WindowFunction, keys: list[WrittenKey]
+    ) -> list[Edit] | None:
+        """Append `keys` to the window's ORDER BY (None when it has none: adding one would
+        change the frame of an aggregate), and alias an unaliased window column to the name
+        Spark gave it before."""
+        if not function.order_by:
+            return None
+        end = function.order_by[-1].span.end
+        names = _keep_window_column_names(window, function, context)
+        if names is None:
+            return None
+        separator = _list_separator(context.unit.text, [item.span for item in function.order_by])
+        appended = "".join(separator + sort_keys_text([key]) for key in keys)
+        return [context.unit.edit(end, end, appended), *names]
 
     def sort_text(self, scope: str, keys: list[WrittenKey]) -> str:
         return f"{SORT_CLAUSES[scope]} {sort_keys_text(keys)}"
@@ -268,6 +278,23 @@ def _inside_aggregate(node: exp.Expression) -> bool:
     return False
 
 
+def _keep_window_column_names(
+    window: n.Window, function: n.WindowFunction, context: FixContext
+) -> list[Edit] | None:
+    """Aliases for the unaliased select items showing the window function, whose name is
+    its text: the name Spark gave them before the function's text changes."""
+    edits = []
+    for column in _columns_showing(window, function, context):
+        if column is None or column.span is None:
+            return None
+        if not column.aliased:
+            name = _spark_name(column, context.unit)
+            if name is None:
+                return None
+            edits.append(context.unit.edit(column.span.end, column.span.end, f" AS {alias_needed(name)}"))
+    return edits
+
+
 def _columns_showing(window: n.Window, function: n.WindowFunction, context: FixContext):
     """The select items whose expression contains the window function (None when the
     window's output is read somewhere the fix cannot follow)."""
@@ -304,36 +331,162 @@ def remove_clause(unit: Unit, span: Span) -> list[Edit]:
 
 
 def remove_items(unit: Unit, items: Sequence[Span], drop: set[int]) -> list[Edit]:
-    """Drop items of a comma-separated list with their separating commas.
+    """Drop items of a comma-separated list, each with one comma, leaving the list as a
+    person would have written it (see `_tidy`); comments stay.
 
-    An item goes with the comma before it (the first kept item keeps none); comments
-    between items stay. A line left blank by the removal goes too.
+    An item before the first kept one takes the comma after it, and the next item takes its
+    place and indentation; one after the last kept item takes the comma before it; one
+    between kept items takes the comma on its side of the list's layout: after it where
+    commas end lines (`a,` / `b,`), before it where they start them (`a` / `, b`).
     """
     if len(drop) >= len(items):
         raise ValueError("cannot drop every item of a list")
     text = unit.text
-    edits: list[Edit] = []
-    first_kept = min(set(range(len(items))) - drop)
+    kept = sorted(set(range(len(items))) - drop)
+    cuts: list[tuple[int, int]] = []
     for index in sorted(drop):
         item = items[index]
-        if index < first_kept:
-            # Before the first kept item: take the item and the comma after it.
-            comma = text.index(",", item.end)
-            end = _skip_blanks_and_breaks(text, comma + 1, items[index + 1].start)
-            edits.append(unit.edit(item.start, end, ""))
-            continue
-        comma = text.rindex(",", items[index - 1].end, item.start)
-        edits.append(unit.edit(comma, comma + 1, ""))
-        start, end = item.start, item.end
-        line_start = text.rfind("\n", 0, start) + 1
-        line_end = _skip_blanks(text, end)
-        if text[line_start:start].strip() == "" and (line_end >= len(text) or text[line_end] in "\r\n"):
-            start, end = _line_break_before(text, line_start), line_end  # the item's own line
+        before = max((k for k in kept if k < index), default=None)
+        after = min((k for k in kept if k > index), default=None)
+        if before is None or (after is not None and _commas_end_lines(text, items, before)):
+            comma = _comma_between(text, item.end, items[index + 1].start)
+            if before is None and text[item.end : comma].strip() == "":
+                cuts.append((item.start, _skip_blanks_and_breaks(text, comma + 1, items[index + 1].start)))
+                continue
         else:
-            while start > comma + 1 and text[start - 1] in " \t":
-                start -= 1
-        edits.append(unit.edit(start, end, ""))
-    return _merge(edits)
+            comma = _comma_between(text, items[index - 1].end, item.start)
+        between = text[item.end : comma] if comma > item.start else text[comma + 1 : item.start]
+        if between.strip(" \t") == "":
+            cuts.append((min(item.start, comma), max(item.end, comma + 1)))  # with the blanks between
+        else:
+            cuts += [(item.start, item.end), (comma, comma + 1)]
+    return [unit.edit(start, end, "") for start, end in _tidy(text + _rest_of_line(unit), cuts)]
+
+
+def _rest_of_line(unit: Unit) -> str:
+    """The file's text after the unit's on the unit's last line when it is a comment, which
+    the layout of that line includes - but nothing when the statement's `;` comes first (it
+    joins the line before, as the statement's end) or the line ends, or when the unit's text
+    is not cut verbatim from the file."""
+    if unit.offsets is not None:
+        return ""
+    rest = unit.raw[unit.raw_offset(len(unit.text)) :].split("\n", 1)[0]
+    return rest if rest.strip(" \t\r") and not rest.lstrip(" \t").startswith(";") else ""
+
+
+def _list_separator(text: str, items: Sequence[Span]) -> str:
+    """What goes before one more item at the end of a list, as the list is laid out: the
+    text between its last two items when they are one per line (a comment there is not
+    repeated), a comma and a new line at the indentation of a single item that starts its
+    line, else a comma and a space."""
+    last = items[-1]
+    line_start = text.rfind("\n", 0, last.start) + 1
+    if text[line_start : last.start].strip():
+        return ", "
+    if len(items) == 1:
+        return ",\n" + text[line_start : last.start]
+    gap = text[items[-2].end : last.start]
+    if gap.replace(",", "", 1).strip() == "":
+        return gap
+    return ",\n" + text[line_start : last.start]
+
+
+def _commas_end_lines(text: str, items: Sequence[Span], index: int) -> bool:
+    """Whether the comma after item `index` is on the item's line (`a,`), not the next's."""
+    return "\n" not in text[items[index].end : _comma_between(text, items[index].end, items[index + 1].start)]
+
+
+def _comma_between(text: str, start: int, end: int) -> int:
+    """The comma separating two items, past comments between them (`--`, `/* */`, and
+    Python's `#` in a DataFrame call)."""
+    position = start
+    while 0 <= position < end:
+        if text.startswith(("--", "#"), position):
+            position = text.find("\n", position, end)
+        elif text.startswith("/*", position):
+            position = text.find("*/", position, end)
+            position = position + 2 if position >= 0 else -1
+        elif text[position] == ",":
+            return position
+        else:
+            position += 1
+    raise ValueError("no comma between list items")
+
+
+def _tidy(text: str, cuts: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The cuts, widened so that what is left reads as written by hand: a line left blank
+    goes, with its line break; blanks a cut leaves at the end of a line go; blanks after a
+    cut at the start of a line's content go (what follows takes the indentation); of blanks
+    on both sides of a cut inside a line, the left ones stay."""
+    removed = {p for start, end in cuts for p in range(start, end)}
+    lo = text.rfind("\n", 0, min(removed))  # the line break before the first cut line (or -1)
+    hi = text.find("\n", max(removed) + 1)  # the one ending the last (or the end of the text)
+    hi = len(text) if hi < 0 else hi
+    # The lines left: each its kept positions, and the line break ending it (hi for the last).
+    lines: list[tuple[list[int], int]] = []
+    line: list[int] = []
+    for position in range(lo + 1, hi):
+        if position in removed:
+            continue
+        if text[position] == "\n":
+            lines.append((line, position))
+            line = []
+        else:
+            line.append(position)
+    lines.append((line, hi))
+    widened = set(removed)
+    start = lo + 1
+    for line, end in lines:
+        if not any(p in removed for p in range(start, end)):
+            start = end + 1
+            continue
+        if all(text[p] in " \t\r" for p in line):
+            widened.update(p for p in line if text[p] != "\r")  # a CRLF's own stays whole
+            if start > 0:  # the line break before it, a CRLF whole
+                widened.add(start - 1)
+                if start > 1 and text[start - 2] == "\r":
+                    widened.add(start - 2)
+            elif end < len(text):  # the first line of the text: the line break after it
+                widened.update(p for p in line if text[p] == "\r")
+                widened.add(end)
+            start = end + 1
+            continue
+        bounds = [start, *(p + 1 for p in line)]
+        for gap, left_end in enumerate(bounds):
+            right_start = line[gap] if gap < len(line) else end
+            if not any(p in removed for p in range(left_end, right_start)):
+                continue
+            left, right = line[:gap], line[gap:]
+            if all(text[p] in " \t" for p in left):
+                widened.update(_blanks(text, right))
+            elif all(text[p] in " \t\r" for p in right):
+                widened.update(p for p in right if text[p] != "\r")
+                widened.update(_blanks(text, reversed(left)))
+            elif text[left[-1]] in " \t":
+                widened.update(_blanks(text, right))
+        start = end + 1
+    return _runs(sorted(widened))
+
+
+def _blanks(text: str, positions: Iterable[int]) -> list[int]:
+    """The leading run of spaces and tabs among `positions`."""
+    blanks = []
+    for position in positions:
+        if text[position] not in " \t":
+            break
+        blanks.append(position)
+    return blanks
+
+
+def _runs(positions: list[int]) -> list[tuple[int, int]]:
+    """Sorted positions as [start, end) runs."""
+    runs: list[tuple[int, int]] = []
+    for position in positions:
+        if runs and runs[-1][1] == position:
+            runs[-1] = (runs[-1][0], position + 1)
+        else:
+            runs.append((position, position + 1))
+    return runs
 
 
 def reorder_items(unit: Unit, items: Sequence[Span], order: Sequence[int]) -> list[Edit]:
@@ -368,16 +521,3 @@ def _line_break_before(text: str, line_start: int) -> int:
     if position > 0 and text[position - 1] == "\r":
         position -= 1
     return position
-
-
-def _merge(edits: list[Edit]) -> list[Edit]:
-    """Join edits that touch or overlap (a comma and the item right after it)."""
-    merged: list[Edit] = []
-    for e in sorted(edits, key=lambda e: e.start):
-        if merged and e.start <= merged[-1].end and not e.content and not merged[-1].content:
-            last = merged[-1]
-            if e.end > last.end:
-                merged[-1] = Edit(last.line, last.column, e.end_line, e.end_column, "", last.start, e.end)
-            continue
-        merged.append(e)
-    return merged
