@@ -71,12 +71,16 @@ def fix_file(analysis: FileAnalysis, tables: Tables, reanalyse: Reanalyse, unsaf
     outcome = Outcome(analysis, analysis, tables)
     if analysis.errors:
         return outcome  # never rewrite a file that does not parse as it is
-    refused: set[tuple] = set()  # (statement, code, line, column) of fixes that failed
+    # (statement, code, line, column) of each fix that failed -> the text it failed on, and
+    # why: a fix is not tried again on that text, and is again once another fix changed it
+    # (a repeated key dropped first may let a constant one go: GROUP BY 1, 2, 3).
+    refused: dict[tuple, tuple[str, Finding, str]] = {}
     for _ in range(MAX_ROUNDS):
         current = outcome.final
         places = dict(zip(map(id, current.findings), _places(current, current.findings)))
         candidates = [
-            f for f in current.findings if fixable(f, unsafe) and places[id(f)] not in refused
+            f for f in current.findings
+            if fixable(f, unsafe) and refused.get(places[id(f)], ("",))[0] != current.raw
         ]
         if not candidates:
             break
@@ -92,8 +96,8 @@ def fix_file(analysis: FileAnalysis, tables: Tables, reanalyse: Reanalyse, unsaf
                 outcome.final, outcome.tables = single
                 outcome.fixed.append(finding)
                 break
-            refused.add(places[id(finding)])
-            outcome.dropped.append((finding, single))
+            refused[places[id(finding)]] = (current.raw, finding, single)
+    outcome.dropped = [(finding, why) for raw, finding, why in refused.values() if raw == outcome.final.raw]
     return outcome
 
 
