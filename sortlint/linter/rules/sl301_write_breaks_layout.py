@@ -42,8 +42,19 @@ DISTRIBUTE BY day SORT BY host                   -- dropped by the write's sort 
 
 ## Fix safety
 The fix writes the clause (or DataFrame call) that establishes the layout: it replaces the
-query's final sort, or adds one. The rows written are the same; it is unsafe because it rests
-on the declaration, and because the sort it adds costs a shuffle or a sort.
+query's final sort, or adds one. The rows written are the same:
+
+* a `SORT BY` or `CLUSTER BY` that must become an `ORDER BY` is replaced together with the
+  `DISTRIBUTE BY` before it, and a `DISTRIBUTE BY` alone likewise (Spark does not parse
+  `DISTRIBUTE BY k ORDER BY id`); for a partition layout, `CLUSTER BY k` becomes
+  `DISTRIBUTE BY k SORT BY p, <ordering>`;
+* under a `LIMIT` the sort decides which rows are written, so nothing below the `LIMIT`
+  changes: the query is sorted above it, `SELECT * FROM (<query> LIMIT n) ORDER BY <keys>`,
+  which writes the same columns (names and types) and rows. There is no fix when a key's name
+  is shared by two outputs (the outer sort could not name it).
+
+It is unsafe because it rests on the declaration, and because the sort it adds costs a shuffle
+or a sort.
 """
 
 from __future__ import annotations
