@@ -6,6 +6,14 @@ Reports a write into a table whose catalog entry declares an ordering - `INSERT 
 declared with an ordering, `df.write...saveAsTable(name)` / `.insertInto(name)`,
 `df.writeTo(name)...` - when the rows it writes do not come in that order.
 
+A view stores no files, so it holds no layout: a `CREATE VIEW`, and a dbt model materialized
+as a `view` (dbt's default, unless its `dbt_project.yml` `+materialized`, property-file
+`config:` or own `config(materialized=...)` says otherwise, the later winning) or as
+`ephemeral`, is never reported and never given an `ORDER BY`. An ordering declared on such a
+model is a configuration mistake, warned of on stderr at its declaration's line
+(`warning: models/schema.yml:3: stg is a view: it stores no files, so its declared ordering is
+never a layout (no SL301)`).
+
 A declared ordering is the table's **layout**: the order its files hold. Spark keeps an
 order in the files only where the query gives it, so under `target: spark`:
 
