@@ -359,6 +359,38 @@ def test_a_dataframe_write_gets_its_sort_before_the_write(spark, tables, repo, t
     assert len(files) == 3 and all(oracle.is_ascending(keys(rows)) for rows in files)
 
 
+def test_a_write_of_a_dataframe_another_statement_reads_is_checked(spark, tables, repo, tmp_path):
+    (tmp_path / "sortlint.yml").write_text(CATALOG)
+    job = tmp_path / "job.py"
+    job.write_text(
+        "def run(spark):\n"
+        f'    staged = spark.table("{DB}.source").filter("k > 3")\n'
+        f'    staged.write.mode("overwrite").insertInto("{DB}.plain")\n'
+        "    return staged.count()\n"
+    )
+    result = check([job], load_config(tmp_path / "sortlint.yml"))
+    assert [(f.code, f.line, f.column) for f in result.findings] == [("SL301", 3, 11)]
+    main(["check", "--fix", "--unsafe-fixes", str(job)])
+    # The sort is added at the write, not to the DataFrame the count reads too.
+    assert job.read_text() == (
+        "def run(spark):\n"
+        f'    staged = spark.table("{DB}.source").filter("k > 3")\n'
+        f'    staged.orderBy("id").write.mode("overwrite").insertInto("{DB}.plain")\n'
+        "    return staged.count()\n"
+    )
+    spark.sql("DROP TABLE IF EXISTS plain")
+    spark.sql("CREATE TABLE plain (id int, k int, p string) USING parquet")
+    run = {}
+    exec(compile(job.read_text(), "job.py", "exec"), run)
+    with settings(spark, {"spark.sql.shuffle.partitions": "4"}):
+        count = run["run"](spark)
+    assert count == spark.table(f"{DB}.source").filter("k > 3").count() == spark.table("plain").count()
+    files = list(oracle.file_orders(oracle.table_location(spark, "plain")).values())
+    assert len(files) > 1 and all(oracle.is_ascending(keys(rows)) for rows in files)
+    ranges = sorted((min(keys(rows)), max(keys(rows))) for rows in files if rows)
+    assert all(a[1] < b[0] for a, b in zip(ranges, ranges[1:]))
+
+
 # Statements whose organization clauses the fix must not simply rewrite, and what it writes
 # instead: under a LIMIT the query is sorted above it (replacing the sort would write other
 # rows); a SORT BY or CLUSTER BY that becomes an ORDER BY takes its DISTRIBUTE BY with it

@@ -4,7 +4,10 @@
 Reports a write into a table whose catalog entry declares an ordering - `INSERT INTO` /
 `INSERT OVERWRITE ... SELECT`, `CREATE TABLE ... AS SELECT` into a declared name, a dbt model
 declared with an ordering, `df.write...saveAsTable(name)` / `.insertInto(name)`,
-`df.writeTo(name)...` - when the rows it writes do not come in that order.
+`df.writeTo(name)...` - when the rows it writes do not come in that order. Every write is
+checked, a DataFrame's that other statements of the job read too (`staged.write...` then
+`staged.count()`) included; the DataFrame fix sorts at the write call
+(`staged.orderBy("k").write...`), so what the other readers get is unchanged.
 
 A view stores no files, so it holds no layout: a `CREATE VIEW`, and a dbt model materialized
 as a `view` (dbt's default, unless its `dbt_project.yml` `+materialized`, property-file
@@ -120,8 +123,9 @@ def feeds_declared_layout(sort: n.Sort, context: Context) -> bool:
 
 def written_columns(node: n.Node) -> list[tuple[str, Expr]]:
     """The columns a write receives, in order: each one's name and the expression the
-    properties of the rows speak of it by ([] when they are not known)."""
-    if isinstance(node, (n.Sort, n.Filter, n.Limit, n.Repartition)):
+    properties of the rows speak of it by ([] when they are not known). A DataFrame other
+    pipelines read too is under a `Write` view saying so: its rows are the written ones."""
+    if isinstance(node, (n.Sort, n.Filter, n.Limit, n.Repartition, n.Write)):
         return written_columns(node.children[0])
     if isinstance(node, n.Scan):
         return [(c, Expr.column(c, node.alias or None)) for c in node.columns]
