@@ -324,12 +324,14 @@ def render(
         caveat = (f"rendered against an empty catalog: the model asks the database "
                   f"({', '.join(dict.fromkeys(scope.queried))})")
     # dbt's precedence: the model's own config() over its property file over dbt_project.yml
-    # (`configs` merges those it reads literally; the rendering's calls are evaluated)
+    # (`configs` merges those it reads literally; the rendering's calls are evaluated). A
+    # setting whose Jinja could not be rendered is not known: the model is then checked.
     settings = {**(project.configs.get(model, {}) if project is not None and model else {}),
                 **config_calls.settings}
+    materialized = settings.get("materialized", dbt.DEFAULT_MATERIALIZED)
     return Rendered(templated.templated_str, slices, tuple(reads), crlf, caveat=caveat,
                     enabled=dbt.is_enabled(config_calls.settings),
-                    materialized=str(settings.get("materialized") or dbt.DEFAULT_MATERIALIZED))
+                    materialized=materialized if isinstance(materialized, str) else None)
 
 
 def normalize_newlines(raw: str) -> tuple[str, tuple[int, ...]]:

@@ -367,6 +367,15 @@ def test_a_view_or_ephemeral_model_stores_no_layout(tmp_path, capsys, monkeypatc
     assert result.findings == []
 
 
+def test_a_model_whose_materialization_is_not_known_is_checked(tmp_path):
+    # dbt_project.yml's Jinja that cannot be rendered here: the model may store files
+    root = write(tmp_path, {**VIEW_MODELS, "dbt_project.yml": (
+        "name: shop\nmodels:\n  +materialized: \"{{ env_var('SORTLINT_UNSET_MATERIALIZATION') }}\"\n"
+    )})
+    result = check([root / "models" / "z_stage.sql"], load_config(root / "sortlint.yml"))
+    assert [(f.path.name, f.code) for f in result.findings] == [("z_stage.sql", "SL301")]
+
+
 # ---------------------------------------------------------------------------------------------
 # The example project
 
