@@ -258,6 +258,8 @@ def _checking(args, paths, config, on_file=None, changes=None, plans=False, fixi
         print(f"note: {problem}", file=sys.stderr)
     for note in dict.fromkeys(note for file in result.files for note in file.notes):
         print(f"note: {note}", file=sys.stderr)
+    for warning in dict.fromkeys(warning for file in result.files for warning in file.warnings):
+        print(f"warning: {warning}", file=sys.stderr)
     if not result.files and not result.errors:
         _warn_nothing_matched(paths, result.config or config)
     if changes is None:

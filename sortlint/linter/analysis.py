@@ -57,6 +57,7 @@ def analyse_file(
             result.errors.append(InternalError.during(error, "reading the file", path))
         return result
     result.notes = list(reading.notes.get(path, ()))
+    result.warnings = list(reading.warnings.get(path, ()))
     for unit in units:
         statement = built(unit, tables, config)
         if statement.error is not None:

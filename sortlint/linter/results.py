@@ -25,6 +25,8 @@ class FileAnalysis:
     errors: list[UserError] = field(default_factory=list)
     # How the file was read, where the user should know it (a renderer's fallback, and why)
     notes: list[str] = field(default_factory=list)
+    # What in the configuration the user should correct (a layout declared on a view)
+    warnings: list[str] = field(default_factory=list)
 
 
 class Kept(Enum):

@@ -30,6 +30,8 @@ class Reading:
     store: Store | None = field(default=None, repr=False)
     # What the user should know of how a file was read (a fallback, and why), by file.
     notes: dict[Path, list[str]] = field(default_factory=dict, repr=False)
+    # What in the configuration the user should correct, by the file it showed in.
+    warnings: dict[Path, list[str]] = field(default_factory=dict, repr=False)
 
     def remembered(self, key: Any, make: Callable[[], Any]) -> Any:
         if key not in self.memo:
@@ -38,6 +40,11 @@ class Reading:
 
     def note(self, path: Path, text: str) -> None:
         said = self.notes.setdefault(path, [])
+        if text not in said:
+            said.append(text)
+
+    def warn(self, path: Path, text: str) -> None:
+        said = self.warnings.setdefault(path, [])
         if text not in said:
             said.append(text)
 

@@ -81,7 +81,7 @@ def test_explain_a_dbt_model_shows_the_rendered_statement(tmp_path, monkeypatch,
     assert main(["explain", "models/daily.sql"]) == 0
     assert capsys.readouterr().out == """\
 models/daily.sql:1: statement (target: spark)
-  Write table shop.daily  (line 1)
+  Write view shop.daily  (line 1)
     | constants: day=CAST('2024-01-01' AS DATE)
     | ordering: [order_id ASC NULLS FIRST]
     | unique: (order_id)

@@ -64,6 +64,9 @@ sources:
     orderings: [[id]]
   {DB}.visits:
     columns: {{u: int not null, d: int not null, v: int not null, channel: string not null}}
+  {DB}.plain_ctas:
+    columns: {{id: int not null, k: int not null, p: string not null}}
+    orderings: [[id]]
   {DB}.bucket_target:
     columns: {{id: int not null, k: int not null, p: string not null}}
     bucketing: {{by: [k], buckets: 4, sorted_by: [k]}}
@@ -431,6 +434,139 @@ def test_a_dataframe_write_gets_its_sort_before_the_write(spark, tables, repo, t
     exec(compile(fixed, "job.py", "exec"), {"spark": spark})
     files = list(oracle.file_orders(oracle.table_location(spark, "daily")).values())
     assert len(files) == 3 and all(oracle.is_ascending(keys(rows)) for rows in files)
+
+
+def test_a_write_of_a_dataframe_another_statement_reads_is_checked(spark, tables, repo, tmp_path):
+    (tmp_path / "sortlint.yml").write_text(CATALOG)
+    job = tmp_path / "job.py"
+    job.write_text(
+        "def run(spark):\n"
+        f'    staged = spark.table("{DB}.source").filter("k > 3")\n'
+        f'    staged.write.mode("overwrite").insertInto("{DB}.plain")\n'
+        "    return staged.count()\n"
+    )
+    result = check([job], load_config(tmp_path / "sortlint.yml"))
+    assert [(f.code, f.line, f.column) for f in result.findings] == [("SL301", 3, 11)]
+    main(["check", "--fix", "--unsafe-fixes", str(job)])
+    # The sort is added at the write, not to the DataFrame the count reads too.
+    assert job.read_text() == (
+        "def run(spark):\n"
+        f'    staged = spark.table("{DB}.source").filter("k > 3")\n'
+        f'    staged.orderBy("id").write.mode("overwrite").insertInto("{DB}.plain")\n'
+        "    return staged.count()\n"
+    )
+    spark.sql("DROP TABLE IF EXISTS plain")
+    spark.sql("CREATE TABLE plain (id int, k int, p string) USING parquet")
+    run = {}
+    exec(compile(job.read_text(), "job.py", "exec"), run)
+    with settings(spark, {"spark.sql.shuffle.partitions": "4"}):
+        count = run["run"](spark)
+    assert count == spark.table(f"{DB}.source").filter("k > 3").count() == spark.table("plain").count()
+    files = list(oracle.file_orders(oracle.table_location(spark, "plain")).values())
+    assert len(files) > 1 and all(oracle.is_ascending(keys(rows)) for rows in files)
+    ranges = sorted((min(keys(rows)), max(keys(rows))) for rows in files if rows)
+    assert all(a[1] < b[0] for a, b in zip(ranges, ranges[1:]))
+
+
+# Statements whose organization clauses the fix must not simply rewrite, and what it writes
+# instead: under a LIMIT the query is sorted above it (replacing the sort would write other
+# rows); a SORT BY or CLUSTER BY that becomes an ORDER BY takes its DISTRIBUTE BY with it
+# (Spark rejects `DISTRIBUTE BY k ORDER BY id`).
+SELECTED = f"SELECT id, k, p FROM {DB}.source"
+REWRITTEN_WRITES = {
+    "order by under a limit": (
+        f"INSERT OVERWRITE TABLE {DB}.plain {SELECTED} ORDER BY id DESC LIMIT 5",
+        f"INSERT OVERWRITE TABLE {DB}.plain SELECT * FROM ({SELECTED} ORDER BY id DESC LIMIT 5) ORDER BY id",
+    ),
+    "sort by under a limit": (
+        f"INSERT OVERWRITE TABLE {DB}.plain {SELECTED} SORT BY id DESC LIMIT 5",
+        f"INSERT OVERWRITE TABLE {DB}.plain SELECT * FROM ({SELECTED} SORT BY id DESC LIMIT 5) ORDER BY id",
+    ),
+    "a limit alone": (
+        f"INSERT OVERWRITE TABLE {DB}.plain {SELECTED} LIMIT 7",
+        f"INSERT OVERWRITE TABLE {DB}.plain SELECT * FROM ({SELECTED} LIMIT 7) ORDER BY id",
+    ),
+    "distribute by and sort by": (
+        f"INSERT OVERWRITE TABLE {DB}.plain {SELECTED} DISTRIBUTE BY k SORT BY id DESC",
+        f"INSERT OVERWRITE TABLE {DB}.plain {SELECTED} ORDER BY id",
+    ),
+    "distribute by alone": (
+        f"INSERT OVERWRITE TABLE {DB}.plain {SELECTED} DISTRIBUTE BY k",
+        f"INSERT OVERWRITE TABLE {DB}.plain {SELECTED} ORDER BY id",
+    ),
+    "cluster by": (
+        f"INSERT OVERWRITE TABLE {DB}.plain {SELECTED} CLUSTER BY k",
+        f"INSERT OVERWRITE TABLE {DB}.plain {SELECTED} ORDER BY id",
+    ),
+    "cluster by, partitioned": (
+        f"INSERT OVERWRITE TABLE {DB}.daily {SELECTED} CLUSTER BY k",
+        f"INSERT OVERWRITE TABLE {DB}.daily {SELECTED} DISTRIBUTE BY k SORT BY p, id",
+    ),
+    "order by under a limit, partitioned": (
+        f"INSERT OVERWRITE TABLE {DB}.daily {SELECTED} ORDER BY id DESC LIMIT 60",
+        f"INSERT OVERWRITE TABLE {DB}.daily SELECT * FROM ({SELECTED} ORDER BY id DESC LIMIT 60) SORT BY p, id",
+    ),
+    "create table as, under a limit": (
+        f"CREATE TABLE {DB}.plain_ctas AS SELECT id, k + 1, p FROM {DB}.source ORDER BY id DESC LIMIT 5",
+        f"CREATE TABLE {DB}.plain_ctas AS SELECT * FROM (SELECT id, k + 1, p FROM {DB}.source "
+        "ORDER BY id DESC LIMIT 5) ORDER BY id",
+    ),
+    "create table as, distribute by and sort by": (
+        f"CREATE TABLE {DB}.plain_ctas AS {SELECTED} DISTRIBUTE BY k SORT BY id DESC",
+        f"CREATE TABLE {DB}.plain_ctas AS {SELECTED} ORDER BY id",
+    ),
+}
+
+
+def test_spark_takes_no_order_by_with_a_distribute_by(spark, tables):
+    # Why a SORT BY that becomes an ORDER BY takes its DISTRIBUTE BY with it.
+    from pyspark.errors import ParseException
+
+    with pytest.raises(ParseException):
+        spark.sql(f"EXPLAIN {SELECTED} DISTRIBUTE BY k ORDER BY id")
+
+
+def test_no_fix_sorts_above_a_limit_by_a_name_two_outputs_share(spark, tables, repo):
+    joined = f"SELECT s.id, t.id, s.p FROM {DB}.source s JOIN {DB}.source t ON s.k = t.k LIMIT 5"
+    broken = f"INSERT OVERWRITE TABLE {DB}.plain {joined}"
+    assert repo.codes(broken) == ["SL301"]
+    assert repo.fixed(broken) == broken
+    from pyspark.errors import AnalysisException
+
+    with pytest.raises(AnalysisException, match="UNRESOLVED_COLUMN"):  # `id` is either output
+        spark.sql(f"SELECT * FROM ({joined}) ORDER BY id")
+
+
+def _written(spark, table: str, statement: str):
+    """Run a write (a CTAS's table dropped first, the others recreated empty) and return the
+    table's schema, its rows, and its files' rows in order; Spark must parse and plan it."""
+    spark.sql(f"DROP TABLE IF EXISTS {table}")
+    if table == "plain":
+        spark.sql("CREATE TABLE plain (id int, k int, p string) USING parquet")
+    elif table == "daily":
+        spark.sql(f"CREATE TABLE daily {PARTITIONED}")
+    plan = spark.sql(f"EXPLAIN {statement}").collect()[0][0]
+    assert "Error occurred" not in plan, plan
+    with settings(spark, {"spark.sql.shuffle.partitions": "4"}):  # several files where it can
+        files = written_files(spark, table, statement)
+    return spark.table(table).schema, Counter(spark.table(table).collect()), files
+
+
+@pytest.mark.parametrize("case", list(REWRITTEN_WRITES))
+def test_a_write_fix_keeps_the_rows_and_writes_the_layout(spark, tables, repo, case):
+    broken, expected = REWRITTEN_WRITES[case]
+    table = broken.split(f"{DB}.")[1].split()[0]
+    assert repo.codes(broken) == ["SL301"]
+    fixed = repo.fixed(broken)
+    assert fixed == expected
+    assert repo.lint(fixed) == []
+    schema, rows, _ = _written(spark, table, broken)
+    fixed_schema, fixed_rows, files = _written(spark, table, fixed)
+    assert (fixed_schema, fixed_rows) == (schema, rows)  # the same columns, the same rows
+    assert files and all(oracle.is_ascending(keys(rows)) for rows in files)
+    if table != "daily":  # a global layout: each file a separate range of ids
+        ranges = sorted((min(keys(rows)), max(keys(rows))) for rows in files if rows)
+        assert all(a[1] < b[0] for a, b in zip(ranges, ranges[1:]))
 
 
 def test_a_bucketed_write_sorts_its_files_itself(spark, tables, repo):

@@ -72,3 +72,7 @@ def test_a_bucketed_table_is_sorted_by_spark_itself(codes):
 
 def test_writes_are_not_modelled_under_datafusion(codes):
     assert codes("INSERT INTO plain SELECT id, k, p FROM staging", target="datafusion", catalog=LAYOUTS) == []
+
+
+def test_a_view_stores_no_layout(codes):
+    assert codes("CREATE VIEW plain AS SELECT id, k, p FROM staging", catalog=LAYOUTS) == []

@@ -4,7 +4,18 @@
 Reports a write into a table whose catalog entry declares an ordering - `INSERT INTO` /
 `INSERT OVERWRITE ... SELECT`, `CREATE TABLE ... AS SELECT` into a declared name, a dbt model
 declared with an ordering, `df.write...saveAsTable(name)` / `.insertInto(name)`,
-`df.writeTo(name)...` - when the rows it writes do not come in that order.
+`df.writeTo(name)...` - when the rows it writes do not come in that order. Every write is
+checked, a DataFrame's that other statements of the job read too (`staged.write...` then
+`staged.count()`) included; the DataFrame fix sorts at the write call
+(`staged.orderBy("k").write...`), so what the other readers get is unchanged.
+
+A view stores no files, so it holds no layout: a `CREATE VIEW`, and a dbt model materialized
+as a `view` (dbt's default, unless its `dbt_project.yml` `+materialized`, property-file
+`config:` or own `config(materialized=...)` says otherwise, the later winning) or as
+`ephemeral`, is never reported and never given an `ORDER BY`. An ordering declared on such a
+model is a configuration mistake, warned of on stderr at its declaration's line
+(`warning: models/schema.yml:3: stg is a view: it stores no files, so its declared ordering is
+never a layout (no SL301)`).
 
 A declared ordering is the table's **layout**: the order its files hold. Spark keeps an
 order in the files only where the query gives it, so under `target: spark`:
@@ -42,8 +53,19 @@ DISTRIBUTE BY day SORT BY host                   -- dropped by the write's sort 
 
 ## Fix safety
 The fix writes the clause (or DataFrame call) that establishes the layout: it replaces the
-query's final sort, or adds one. The rows written are the same; it is unsafe because it rests
-on the declaration, and because the sort it adds costs a shuffle or a sort.
+query's final sort, or adds one. The rows written are the same:
+
+* a `SORT BY` or `CLUSTER BY` that must become an `ORDER BY` is replaced together with the
+  `DISTRIBUTE BY` before it, and a `DISTRIBUTE BY` alone likewise (Spark does not parse
+  `DISTRIBUTE BY k ORDER BY id`); for a partition layout, `CLUSTER BY k` becomes
+  `DISTRIBUTE BY k SORT BY p, <ordering>`;
+* under a `LIMIT` the sort decides which rows are written, so nothing below the `LIMIT`
+  changes: the query is sorted above it, `SELECT * FROM (<query> LIMIT n) ORDER BY <keys>`,
+  which writes the same columns (names and types) and rows. There is no fix when a key's name
+  is shared by two outputs (the outer sort could not name it).
+
+It is unsafe because it rests on the declaration, and because the sort it adds costs a shuffle
+or a sort.
 """
 
 from __future__ import annotations
@@ -101,8 +123,9 @@ def feeds_declared_layout(sort: n.Sort, context: Context) -> bool:
 
 def written_columns(node: n.Node) -> list[tuple[str, Expr]]:
     """The columns a write receives, in order: each one's name and the expression the
-    properties of the rows speak of it by ([] when they are not known)."""
-    if isinstance(node, (n.Sort, n.Filter, n.Limit, n.Repartition)):
+    properties of the rows speak of it by ([] when they are not known). A DataFrame other
+    pipelines read too is under a `Write` view saying so: its rows are the written ones."""
+    if isinstance(node, (n.Sort, n.Filter, n.Limit, n.Repartition, n.Write)):
         return written_columns(node.children[0])
     if isinstance(node, n.Scan):
         return [(c, Expr.column(c, node.alias or None)) for c in node.columns]

@@ -83,6 +83,7 @@ class CompiledModel:
     traced: bool = True
     meta: dict = field(default_factory=dict, compare=False, hash=False)
     error: str | None = None
+    materialized: str | None = None  # as dbt configured the model
 
 
 @dataclass(frozen=True)
@@ -275,6 +276,7 @@ def _read_answer(answer: dict, project: Project) -> CompiledProject:
             traced=entry.get("traced", True),
             meta=entry.get("meta") or {},
             error=None if error is None else _first_line(error),
+            materialized=entry.get("materialized"),
         )
     disabled = frozenset(Path(p).resolve() for p in answer.get("disabled", ()))
     return CompiledProject(models, disabled, None, answer.get("source", "dbt"),

@@ -5,6 +5,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from sortlint.config import Config
+from sortlint.sources.dbt.project import ModelTable
 from sortlint.plan.nodes import Node, Opaque, Span, Write, walk
 from sortlint.plan.parse import parse_unit
 from sortlint.plan.statement import Statement, build_statement
@@ -17,12 +18,16 @@ def build_model(unit: Unit, tables: TableLookup, config: Config) -> Statement:
     also defines the model for later readers - a view of its query under `target:
     datafusion`, a table of its output columns under spark."""
     statement = build_statement(unit, tables, config.dialect, config.target)
-    name = unit.payload  # the model's table, as its readers' `ref` renders it
-    if statement.error is not None or not isinstance(name, str) or statement.defines is not None:
+    table = unit.payload
+    if statement.error is not None or not isinstance(table, ModelTable) or statement.defines is not None:
         return statement
+    name = table.name
     if not isinstance(statement.root, (Write, Opaque)):
+        # A view or an ephemeral model stores no files: like a CREATE VIEW, it writes no
+        # layout (SL301 asks nothing of it)
+        kind = "table" if table.stores_files else "view"
         statement.root = Write(children=(statement.root,), span=_first_clause(statement.root),
-                               target=name, kind="table")
+                               target=name, kind=kind)
     if config.target == "datafusion":
         tree, _ = parse_unit(unit, config.dialect)
         if isinstance(tree, (exp.Query, exp.Values)):

@@ -60,6 +60,23 @@ def _unchanged(value: object) -> object:
 FILTERS = {"as_bool": _unchanged, "as_native": _unchanged, "as_number": _unchanged,
            "as_text": _unchanged}
 MODEL_KIND = "dbt_model"  # Unit.kind of the statement that defines a model
+# dbt's materializations that store no files: a view is its query, an ephemeral model a CTE
+# of its readers. dbt's default materialization is `view`.
+FILELESS = frozenset({"view", "ephemeral"})
+DEFAULT_MATERIALIZED = "view"
+
+
+@dataclass(frozen=True)
+class ModelTable:
+    """What the statement defining a model writes: its table (the name its readers' `ref`
+    renders) and its materialization (None when not known)."""
+
+    name: str
+    materialized: str | None
+
+    @property
+    def stores_files(self) -> bool:
+        return self.materialized not in FILELESS
 META_KEY = "sortlint"
 
 

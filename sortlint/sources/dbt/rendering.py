@@ -69,8 +69,24 @@ def jinja_units(path: Path, raw: str, reading: Reading) -> list[Unit] | None:
         reading.note(path, rendered.note)
     if model is not None and not rendered.enabled:
         return []  # `config(enabled=...)` computed while rendering: dbt builds no such model
-    table = None if model is None else dbt_compiled.table_name(project, model, reading.config.dbt)
+    table = None
+    if model is not None:
+        table = dbt.ModelTable(dbt_compiled.table_name(project, model, reading.config.dbt), rendered.materialized)
+        _warn_of_fileless_layout(path, model, table, reading)
     return statement_units(path, raw, rendered, reading.config.dialect, table)
+
+
+def _warn_of_fileless_layout(path: Path, model: str, table: dbt.ModelTable, reading: Reading) -> None:
+    """A layout declared on a view or an ephemeral model is a mistake of the configuration:
+    the model stores no files, so no order of its files is ever kept (nor checked: SL301)."""
+    source = reading.config.source(table.name)
+    if table.stores_files or source is None or not (source.orderings or source.bucketing):
+        return
+    declared = source.orderings[0].location if source.orderings else None
+    where = f"{declared}: " if declared is not None and declared.path is not None else ""
+    kind = "an ephemeral model" if table.materialized == "ephemeral" else "a view"
+    reading.warn(path, f"{where}{model} is {kind}: it stores no files, so its declared ordering is never "
+                       "a layout (no SL301)")
 
 
 RENDERINGS = "dbt-renderings"  # the store's namespace for renderings
@@ -151,6 +167,7 @@ def rendered_by_dbt(
         renderer=compiled.source,
         caveat=dbt_compiled.QUERIED_CAVEAT if model.queried else None,
         refusal=None if model.traced else dbt_compiled.MANIFEST_REFUSAL,
+        materialized=model.materialized,
     )
     if source == model.raw:
         return rendered, None
@@ -190,6 +207,7 @@ class Rendered:
     refusal: str | None = None  # why no edit of the file may be written, if none may
     note: str | None = None  # what the user should know of how it was rendered (a fallback)
     enabled: bool = True  # false when its `config(enabled=...)` disables the model
+    materialized: str | None = None  # a model's materialization, as its rendering decided it
 
     def with_raw_edits(self, old: str, new: str) -> Rendered | None:
         """The rendering of `new`, a copy of `old` (the raw text this rendering is of) with
@@ -305,8 +323,15 @@ def render(
     if scope is not None and scope.queried:
         caveat = (f"rendered against an empty catalog: the model asks the database "
                   f"({', '.join(dict.fromkeys(scope.queried))})")
+    # dbt's precedence: the model's own config() over its property file over dbt_project.yml
+    # (`configs` merges those it reads literally; the rendering's calls are evaluated). A
+    # setting whose Jinja could not be rendered is not known: the model is then checked.
+    settings = {**(project.configs.get(model, {}) if project is not None and model else {}),
+                **config_calls.settings}
+    materialized = settings.get("materialized", dbt.DEFAULT_MATERIALIZED)
     return Rendered(templated.templated_str, slices, tuple(reads), crlf, caveat=caveat,
-                    enabled=dbt.is_enabled(config_calls.settings))
+                    enabled=dbt.is_enabled(config_calls.settings),
+                    materialized=materialized if isinstance(materialized, str) else None)
 
 
 def normalize_newlines(raw: str) -> tuple[str, tuple[int, ...]]:
@@ -397,7 +422,7 @@ def _failing_line(templater, fluff_config, raw: str) -> int | None:
 
 
 def statement_units(
-    path: Path, raw: str, rendered: Rendered, dialect: str, table: str | None
+    path: Path, raw: str, rendered: Rendered, dialect: str, table: dbt.ModelTable | None
 ) -> list[Unit]:
     """One unit per statement of the rendered text; a model's last statement defines its
     `table` (the name its readers' `ref` renders), which the unit carries to its builder."""

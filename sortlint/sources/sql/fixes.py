@@ -111,21 +111,29 @@ class SqlFixes:
     def establish_order(
         self, context: FixContext, write: n.Write, scope: str, keys: list[WrittenKey]
     ) -> list[Edit] | None:
-        """The query's final ORDER BY / SORT BY takes the keys (an ORDER BY stays one: it
-        sorts each partition too; a SORT BY becomes an ORDER BY when the whole order is
-        needed), or the clause is added at the end. Not with a LIMIT and no sort (which
-        rows it keeps would change), nor over CLUSTER BY (it also distributes)."""
+        """The clause that establishes the layout, written where Spark takes it: it replaces
+        the query's final sort, or is added at the end.
+
+        A final ORDER BY stays one (it sorts each partition too). A SORT BY becomes an ORDER
+        BY when the whole order is needed - with the DISTRIBUTE BY before it, which Spark
+        does not take together with an ORDER BY; a CLUSTER BY likewise, or its distribution
+        is kept as a DISTRIBUTE BY under the new SORT BY. Under a LIMIT the sort decides
+        which rows are written, so nothing below the LIMIT changes: the query becomes a
+        subquery sorted above it."""
         unit = context.unit
         top = write.children[0]
+        limited = False
         while isinstance(top, (n.Project, n.Limit)):
+            limited = limited or isinstance(top, n.Limit)
             top = top.children[0]
+        if limited:
+            return _sorted_above(unit, write, scope, keys)
         if isinstance(top, n.Sort):
-            if top.span is None or top.clause not in SORT_CLAUSES.values():
+            if top.span is None or top.clause not in ("ORDER BY", "SORT BY", "CLUSTER BY"):
                 return None
-            clause = "ORDER BY" if top.clause == "ORDER BY" else SORT_CLAUSES[scope]
-            return replace(unit, top.span, f"{clause} {sort_keys_text(keys)}")
-        if any(isinstance(node, n.Limit) for node in _top_levels(write)):
-            return None
+            return _replaced_organization(unit, top, scope, keys)
+        if isinstance(top, n.Repartition) and top.clause == "DISTRIBUTE BY" and scope == "global":
+            return replace(unit, top.span, self.sort_text(scope, keys)) if top.span is not None else None
         end = _statement_end(unit)
         if end is None:
             return None
@@ -149,12 +157,57 @@ def sort_keys_text(keys: list[WrittenKey]) -> str:
     return ", ".join(texts)
 
 
-def _top_levels(write: n.Write):
-    """The query's final projection and limit, under the write."""
-    node = write.children[0]
-    while isinstance(node, (n.Project, n.Limit)):
-        yield node
-        node = node.children[0]
+def _replaced_organization(unit: Unit, sort: n.Sort, scope: str, keys: list[WrittenKey]) -> list[Edit] | None:
+    """The query's final sort clause (with a DISTRIBUTE BY that Spark would not take with
+    the new clause) rewritten to establish the keys' order."""
+    assert sort.span is not None
+    order = f"ORDER BY {sort_keys_text(keys)}"
+    if sort.clause == "ORDER BY":
+        return replace(unit, sort.span, order)
+    if scope == "partition":
+        text = f"SORT BY {sort_keys_text(keys)}"
+        if sort.clause == "CLUSTER BY":  # its distribution stays: only the sort changes
+            text = f"DISTRIBUTE BY {', '.join(item.text for item in sort.keys)} {text}"
+        return replace(unit, sort.span, text)
+    below = sort.children[0] if sort.children else None
+    if sort.clause == "SORT BY" and isinstance(below, n.Repartition) and below.clause == "DISTRIBUTE BY":
+        if below.span is None:
+            return None
+        return replace(unit, Span(below.span.start, sort.span.end), order)
+    return replace(unit, sort.span, order)
+
+
+def _sorted_above(unit: Unit, write: n.Write, scope: str, keys: list[WrittenKey]) -> list[Edit] | None:
+    """`SELECT * FROM (<query>) ORDER BY <keys>`: the query, limit and all, writes the same
+    rows, under the same names and types, now in the layout's order. None when a key's name
+    is not one output's alone (the outer sort could not name it) or the query is not found."""
+    names = [name.lower() for name in n.output_names(write.children[0])]
+    if any(names.count(key.column.lower()) != 1 for key in keys):
+        return None
+    bounds = _query_bounds(unit, write)
+    if bounds is None:
+        return None
+    start, end = bounds
+    return [
+        unit.edit(start, start, "SELECT * FROM ("),
+        unit.edit(end, end, f") {SORT_CLAUSES[scope]} {sort_keys_text(keys)}"),
+    ]
+
+
+def _query_bounds(unit: Unit, write: n.Write) -> tuple[int, int] | None:
+    """Where the written query starts and ends: after the statement's head (`INSERT INTO t`,
+    `CREATE TABLE t AS`) when it has one - a dbt model's statement is its query alone."""
+    try:
+        tokens = [t for t in sqlglot.tokenize(unit.text, read="spark") if t.token_type != TokenType.SEMICOLON]
+    except SqlglotError:
+        return None
+    if not tokens or write.span is None:
+        return None
+    head = [t for t in tokens if t.end < write.span.end]
+    if any(t.token_type in (TokenType.INSERT, TokenType.CREATE) for t in head):
+        rest = [t for t in tokens if t.start >= write.span.end]
+        return (rest[0].start, tokens[-1].end + 1) if rest else None
+    return tokens[0].start, tokens[-1].end + 1
 
 
 def _statement_end(unit: Unit) -> int | None:

@@ -300,7 +300,7 @@ def test_a_model_outside_the_checked_paths_is_still_known(tmp_path):
 
 def test_a_model_declared_with_an_ordering_is_a_write_that_must_keep_it(tmp_path):
     root = write(tmp_path, MODELS)
-    write(root, {"models/schema.yml": (
+    write(root, {"dbt_project.yml": "name: shop\nmodels:\n  +materialized: table\n", "models/schema.yml": (
         "models:\n"
         "  - name: z_stage\n    meta: {sortlint: {orderings: [[host, time]]}}\n"
         "  - name: b_star\n    meta: {sortlint: {orderings: [[host, time]]}}\n"
@@ -319,6 +319,61 @@ def test_a_model_declared_with_an_ordering_is_a_write_that_must_keep_it(tmp_path
     assert (root / "models" / "b_star.sql").read_text() == (
         "select * from {{ ref('z_stage') }} ORDER BY host, `time`\n"
     )
+
+
+VIEW_MODELS = {
+    "dbt_project.yml": "name: shop\nmodels:\n  shop:\n    marts:\n      +materialized: table\n",
+    "sortlint.yml": MODELS["sortlint.yml"],
+    "models/z_stage.sql": "select id, host, time from {{ source('raw', 'events') }}\n",
+    "models/marts/m_table.sql": "select * from {{ ref('z_stage') }}\n",
+    "models/marts/m_view.sql": "select * from {{ ref('z_stage') }}\n",
+    "models/marts/m_back.sql": "{{ config(materialized='table') }}\nselect * from {{ ref('z_stage') }}\n",
+    "models/e_cte.sql": "{{ config(materialized='ephemeral') }}\nselect * from {{ ref('z_stage') }}\n",
+    "models/schema.yml": (
+        "models:\n"
+        "  - name: z_stage\n    meta: {sortlint: {orderings: [[host]]}}\n"
+        "  - name: m_table\n    meta: {sortlint: {orderings: [[host]]}}\n"
+        "  - name: m_view\n    config: {materialized: view}\n    meta: {sortlint: {orderings: [[host]]}}\n"
+        "  - name: m_back\n    config: {materialized: view}\n    meta: {sortlint: {orderings: [[host]]}}\n"
+        "  - name: e_cte\n    meta: {sortlint: {orderings: [[host]]}}\n"
+    ),
+}
+
+
+def test_a_view_or_ephemeral_model_stores_no_layout(tmp_path, capsys, monkeypatch):
+    # dbt's precedence: its default `view` (z_stage), dbt_project.yml (m_table), a property
+    # file's config over it (m_view), the model's config() over both (m_back, e_cte).
+    root = write(tmp_path, VIEW_MODELS)
+    monkeypatch.chdir(root)
+    main(["check", "--fix", "--unsafe-fixes", "."])
+    assert capsys.readouterr().err.splitlines() == [
+        "warning: models/schema.yml:13: e_cte is an ephemeral model: it stores no files, so its declared "
+        "ordering is never a layout (no SL301)",
+        "warning: models/schema.yml:8: m_view is a view: it stores no files, so its declared ordering is "
+        "never a layout (no SL301)",
+        "warning: models/schema.yml:3: z_stage is a view: it stores no files, so its declared ordering is "
+        "never a layout (no SL301)",
+    ]
+    # the tables got their ORDER BY; the views and the ephemeral model are as they were
+    fixed = {path.name: path.read_text() for path in (root / "models").rglob("*.sql")}
+    assert fixed == {
+        "z_stage.sql": VIEW_MODELS["models/z_stage.sql"],
+        "m_table.sql": "select * from {{ ref('z_stage') }} ORDER BY host\n",
+        "m_view.sql": VIEW_MODELS["models/marts/m_view.sql"],
+        "m_back.sql": "{{ config(materialized='table') }}\nselect * from {{ ref('z_stage') }} ORDER BY host\n",
+        "e_cte.sql": VIEW_MODELS["models/e_cte.sql"],
+    }
+    result = check([root], load_config(root / "sortlint.yml"))
+    assert result.findings == []
+
+
+def test_a_model_whose_materialization_is_not_known_is_checked(tmp_path):
+    # dbt_project.yml's Jinja that cannot be rendered here: the model may store files
+    root = write(tmp_path, {**VIEW_MODELS, "dbt_project.yml": (
+        "name: shop\nmodels:\n  +materialized: \"{{ env_var('SORTLINT_UNSET_MATERIALIZATION') }}\"\n"
+    )})
+    result = check([root / "models" / "z_stage.sql"], load_config(root / "sortlint.yml"))
+    assert [(f.path.name, f.code) for f in result.findings] == [("z_stage.sql", "SL301")]
 
 
 # ---------------------------------------------------------------------------------------------
