@@ -9,12 +9,13 @@ or a literal it did not name before."""
 
 from __future__ import annotations
 
+import functools
+
 from pathlib import Path
 
 import pytest
 
 from catalogs import FIX_SHAPES_CATALOG
-from sortlint.cli import main
 from sortlint.config import load_config
 from sortlint.linter.analysis import FileAnalysis, analyse_file
 from sortlint.rewriters.apply import proof_failure
@@ -26,19 +27,9 @@ ISSUE = "SELECT ticket_id, '-' AS entry_type, '-' AS body, MIN(ts) FROM events G
 
 
 @pytest.fixture
-def check(tmp_path: Path, capsys, monkeypatch):
+def check(check_file):
     """`check(sql, *flags, catalog=...) -> (finding lines, the file's text afterwards)`."""
-    monkeypatch.chdir(tmp_path)
-
-    def run(sql: str, *flags: str, catalog: str = FIX_SHAPES_CATALOG) -> tuple[list[str], str]:
-        (tmp_path / "sortlint.yml").write_text(catalog)
-        Path("q.sql").write_text(sql)
-        capsys.readouterr()
-        main(["check", *flags, "q.sql"])
-        lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("q.sql:")]
-        return lines, Path("q.sql").read_text()
-
-    return run
+    return functools.partial(check_file, catalog=FIX_SHAPES_CATALOG)
 
 
 def test_literal_keys_of_a_positional_group_by_are_not_reported(check):

@@ -5,11 +5,11 @@ declared unique key or constant), the finding and its fix rest on the query's re
 
 from __future__ import annotations
 
-from pathlib import Path
+import functools
+
 
 import pytest
 
-from sortlint.cli import main
 
 CATALOG = """\
 target: spark
@@ -33,19 +33,9 @@ REPEATED = "SELECT * FROM t ORDER BY sn DESC, id DESC, n NULLS LAST, n ASC LIMIT
 
 
 @pytest.fixture
-def check(tmp_path: Path, capsys, monkeypatch):
+def check(check_file):
     """`check(sql, *flags, catalog=...) -> (finding lines, the file's text afterwards)`."""
-    monkeypatch.chdir(tmp_path)
-
-    def run(sql: str, *flags: str, catalog: str = CATALOG) -> tuple[list[str], str]:
-        Path("sortlint.yml").write_text(catalog)
-        Path("q.sql").write_text(sql)
-        capsys.readouterr()
-        main(["check", *flags, "q.sql"])
-        lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("q.sql:")]
-        return lines, Path("q.sql").read_text()
-
-    return run
+    return functools.partial(check_file, catalog=CATALOG)
 
 
 def test_a_repeated_sort_key_is_safe_without_the_declaration(check):
