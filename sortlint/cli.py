@@ -256,10 +256,8 @@ def _checking(args, paths, config, on_file=None, changes=None, plans=False, fixi
         print(f"note: {path}: skipped: {reason}", file=sys.stderr)
     for problem in store.problems if store is not None else ():
         print(f"note: {problem}", file=sys.stderr)
-    for note in dict.fromkeys(note for file in result.files for note in file.notes):
-        print(f"note: {note}", file=sys.stderr)
-    for warning in dict.fromkeys(warning for file in result.files for warning in file.warnings):
-        print(f"warning: {warning}", file=sys.stderr)
+    for kind, text in dict.fromkeys(remark for file in result.files for remark in file.remarks):
+        print(f"{kind}: {text}", file=sys.stderr)
     if not result.files and not result.errors:
         _warn_nothing_matched(paths, result.config or config)
     if changes is None:

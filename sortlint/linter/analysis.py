@@ -56,8 +56,7 @@ def analyse_file(
         else:
             result.errors.append(InternalError.during(error, "reading the file", path))
         return result
-    result.notes = list(reading.notes.get(path, ()))
-    result.warnings = list(reading.warnings.get(path, ()))
+    result.remarks = list(reading.remarks.get(path, ()))
     for unit in units:
         statement = built(unit, tables, config)
         if statement.error is not None:

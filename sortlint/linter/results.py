@@ -23,10 +23,9 @@ class FileAnalysis:
     statements: list[Statement] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     errors: list[UserError] = field(default_factory=list)
-    # How the file was read, where the user should know it (a renderer's fallback, and why)
-    notes: list[str] = field(default_factory=list)
-    # What in the configuration the user should correct (a layout declared on a view)
-    warnings: list[str] = field(default_factory=list)
+    # What the user should know of how the file was read: (kind, text), a "note" (a
+    # renderer's fallback, and why) or a "warning" (a layout declared on a view)
+    remarks: list[tuple[str, str]] = field(default_factory=list)
 
 
 class Kept(Enum):

@@ -4,6 +4,7 @@ list of front ends)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,6 +14,10 @@ from sortlint.config import Config
 from sortlint.diagnostics import Applicability, Edit
 from sortlint.store import Store
 from sortlint.units import Unit
+
+# Where Jinja may render something (`{{`, `{%`, `{#`): a file without it is no template, for
+# any front end that renders Jinja (dbt's, Airflow's).
+JINJA_MARK = re.compile(r"\{[{%#]")
 
 if TYPE_CHECKING:
     from sortlint.ordering import SortOptions
@@ -28,10 +33,9 @@ class Reading:
     config: Config
     memo: dict[Any, Any] = field(default_factory=dict, repr=False)
     store: Store | None = field(default=None, repr=False)
-    # What the user should know of how a file was read (a fallback, and why), by file.
-    notes: dict[Path, list[str]] = field(default_factory=dict, repr=False)
-    # What in the configuration the user should correct, by the file it showed in.
-    warnings: dict[Path, list[str]] = field(default_factory=dict, repr=False)
+    # What the user should know of how a file was read, by file: (kind, text), a "note" (a
+    # renderer's fallback, and why) or a "warning" (what in the configuration to correct).
+    remarks: dict[Path, list[tuple[str, str]]] = field(default_factory=dict, repr=False)
 
     def remembered(self, key: Any, make: Callable[[], Any]) -> Any:
         if key not in self.memo:
@@ -39,14 +43,15 @@ class Reading:
         return self.memo[key]
 
     def note(self, path: Path, text: str) -> None:
-        said = self.notes.setdefault(path, [])
-        if text not in said:
-            said.append(text)
+        self._remark(path, ("note", text))
 
     def warn(self, path: Path, text: str) -> None:
-        said = self.warnings.setdefault(path, [])
-        if text not in said:
-            said.append(text)
+        self._remark(path, ("warning", text))
+
+    def _remark(self, path: Path, remark: tuple[str, str]) -> None:
+        said = self.remarks.setdefault(path, [])
+        if remark not in said:
+            said.append(remark)
 
 
 @dataclass(frozen=True)

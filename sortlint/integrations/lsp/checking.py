@@ -82,7 +82,7 @@ def check_documents(
     found.add_errors(result.all_errors)
     found.messages += [f"{path}: skipped: {reason}" for path, reason in result.skipped]
     found.messages += store.problems if store is not None else []
-    found.messages += [note for file in result.files for note in file.notes]
+    found.messages += [text for file in result.files for kind, text in file.remarks if kind == "note"]
     return found
 
 

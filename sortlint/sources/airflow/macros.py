@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from sortlint.config import Config
-from sortlint.sources.airflow.preparation import JINJA
+from sortlint.sources.frontend import JINJA_MARK
 from sortlint.sources.opaque import opaque_unit
 from sortlint.sources.python.constants import UNKNOWN
 from sortlint.sources.python.strings import MappedText
@@ -66,7 +66,7 @@ def jinja_tags(text: str) -> Iterator[tuple[str, int, int] | str]:
     a tag is not closed."""
     position = 0
     while True:
-        match = JINJA.search(text, position)
+        match = JINJA_MARK.search(text, position)
         if match is None:
             return
         kind, start = match.group(), match.start()

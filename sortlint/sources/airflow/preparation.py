@@ -15,12 +15,11 @@ from pathlib import Path
 from sortlint.config import Config
 from sortlint.errors import UserError
 from sortlint.files import read_source
-from sortlint.sources.frontend import Preparation, Reading
+from sortlint.sources.frontend import JINJA_MARK, Preparation, Reading
 from sortlint.store import digest
 from sortlint.units import Unit
 
 TEMPLATE_SUFFIXES = (".sql", ".hql")
-JINJA = re.compile(r"\{[{%#]")  # where Airflow's Jinja may render something
 MAYBE_DAG = re.compile(r"Operator\b|Hook\b")
 MAYBE_SQL = re.compile(r"\b[sh]ql\s*=|\.(?:run|run_cli|get_records|get_first|get_pandas_df|get_df)\(")
 _NOT_SOURCES = {"__pycache__", "node_modules", "site-packages", "venv", "build", "dist"}
@@ -72,7 +71,7 @@ def template_file_units(path: Path, raw: str, reading: Reading) -> list[Unit] | 
     """SQL front end: a `.sql`/`.hql` file that holds Jinja and that a DAG in the project
     references, rendered as Airflow would; None for any other file. The checks that let a
     file go come first, here: a plain SQL file never loads the reader of DAGs."""
-    if path.suffix not in TEMPLATE_SUFFIXES or not JINJA.search(raw):
+    if path.suffix not in TEMPLATE_SUFFIXES or not JINJA_MARK.search(raw):
         return None
     if in_dbt_project(path):
         return None  # a dbt model or macro, not an Airflow template

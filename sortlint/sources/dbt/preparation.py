@@ -30,11 +30,10 @@ from sortlint.errors import UserError
 # where used, once a checked file is found in a dbt project: a check of plain SQL pays
 # nothing for them.
 from sortlint.sources.dbt import project as dbt
-from sortlint.sources.frontend import Preparation, Reading
+from sortlint.sources.frontend import JINJA_MARK, Preparation, Reading
 from sortlint.store import Store, digest, sortlint_digest
 from sortlint.units import Unit
 
-TEMPLATE_MARK = re.compile(r"\{[{%#]")  # where Jinja may render something
 ENV_VAR = re.compile(r"""env_var\(\s*['"]([^'"]+)['"]""")
 REF = re.compile(r"""\bref\(\s*['"]([^'"]+)['"]\s*(?:,\s*['"]([^'"]+)['"]\s*)?[,)]""")
 SCANS = "dbt-project"  # the store's namespace for what `_scan` learns of a project
@@ -47,7 +46,7 @@ def template_units(path: Path, raw: str, reading: Reading) -> list[Unit] | None:
     """SQL front end: a templated `.sql` file or a file of a dbt project, as
     `rendering.jinja_units` reads it; None for plain SQL outside any dbt project, which
     never loads the renderers."""
-    if dbt.projects_of(reading).of(path) is None and not TEMPLATE_MARK.search(raw):
+    if dbt.projects_of(reading).of(path) is None and not JINJA_MARK.search(raw):
         return None
     from sortlint.sources.dbt.rendering import jinja_units
 

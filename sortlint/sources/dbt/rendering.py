@@ -37,9 +37,9 @@ from sortlint.errors import UserError
 from sortlint.sources.dbt import compiled as dbt_compiled
 from sortlint.sources.dbt import context as dbt_context
 from sortlint.sources.dbt import project as dbt
-from sortlint.sources.dbt.preparation import TEMPLATE_MARK, project_context_key
+from sortlint.sources.dbt.preparation import project_context_key
 from sortlint.plan.tokens import tokenize
-from sortlint.sources.frontend import Reading
+from sortlint.sources.frontend import JINJA_MARK, Reading
 from sortlint.store import digest
 from sortlint.sources.sql.files import failure_offset, statement_bounds
 from sortlint.units import Unit, line_starts, raw_location
@@ -59,7 +59,7 @@ def jinja_units(path: Path, raw: str, reading: Reading) -> list[Unit] | None:
     if project is not None and project.is_macro_file(path):
         return []
     model = project.model(path) if project is not None else None
-    if model is None and not TEMPLATE_MARK.search(raw):
+    if model is None and not JINJA_MARK.search(raw):
         return None
     if model is not None and dbt_compiled.is_disabled(project, path, reading.config):
         return []  # `enabled: false`: dbt builds no such model
