@@ -7,27 +7,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from catalogs import FIX_SHAPES_CATALOG
 from sortlint.cli import main
-from sortlint.config import load_config
-from sortlint.linter.analysis import FileAnalysis, analyse_file
 from sortlint.rewriters.apply import proof_failure
-from sortlint.sources.frontend import Reading
-from sortlint.workspace.tables import FileTables, RepositoryTables
-
-
-@pytest.fixture
-def analysed(tmp_path: Path):
-    (tmp_path / "sortlint.yml").write_text(FIX_SHAPES_CATALOG)
-    config = load_config(tmp_path / "sortlint.yml")
-
-    def run(text: str) -> FileAnalysis:
-        tables = FileTables(RepositoryTables(config))
-        return analyse_file(tmp_path / "q.sql", text, Reading(config), tables)
-
-    return run
 
 
 def test_an_output_that_changes_type_fails_the_proof(analysed):

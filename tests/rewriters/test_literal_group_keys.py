@@ -11,16 +11,10 @@ from __future__ import annotations
 
 import functools
 
-from pathlib import Path
-
 import pytest
 
 from catalogs import FIX_SHAPES_CATALOG
-from sortlint.config import load_config
-from sortlint.linter.analysis import FileAnalysis, analyse_file
 from sortlint.rewriters.apply import proof_failure
-from sortlint.sources.frontend import Reading
-from sortlint.workspace.tables import FileTables, RepositoryTables
 
 NO_CATALOG = "target: spark\n"
 ISSUE = "SELECT ticket_id, '-' AS entry_type, '-' AS body, MIN(ts) FROM events GROUP BY 1, 2, 3\n"
@@ -78,17 +72,6 @@ def test_a_repeated_constant_key_named_twice_by_position(check):
 
 # ---------------------------------------------------------------------------------------------
 # The proof
-
-
-@pytest.fixture
-def analysed(tmp_path: Path):
-    def run(text: str, catalog: str = FIX_SHAPES_CATALOG) -> FileAnalysis:
-        (tmp_path / "sortlint.yml").write_text(catalog)
-        config = load_config(tmp_path / "sortlint.yml")
-        tables = FileTables(RepositoryTables(config))
-        return analyse_file(tmp_path / "q.sql", text, Reading(config), tables)
-
-    return run
 
 
 def test_a_group_by_position_naming_an_aggregate_fails_the_proof(analysed):
