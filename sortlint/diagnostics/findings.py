@@ -8,8 +8,9 @@ from typing import Literal
 
 from sortlint.diagnostics.fixes import Fix
 
-# What a conclusion rests on: the query alone, or a declaration of the catalog.
-Basis = Literal["query", "declared"]
+# What a conclusion rests on: the query alone, a declaration of the catalog, or the code of
+# another file (an upstream model, a table another statement wrote), which may change.
+Basis = Literal["query", "declared", "upstream"]
 
 
 @dataclass(frozen=True)

@@ -81,8 +81,9 @@ class Context:
     def fix(
         self, message: str, make_edits: Callable[[], list[Edit] | None], evidence: Iterable[Evidence] = ()
     ) -> Fix | None:
-        """A fix resting on `evidence`: unsafe when it needs a declaration the engine
-        does not enforce (the result is right only while the contract holds).
+        """A fix resting on `evidence`: unsafe when a fact it needs may be false without the
+        engine noticing - a declaration the engine does not enforce (the result is right only
+        while the contract holds), another file's code, a caveat (`Evidence.fixes_safely`).
         `make_edits` returns the edits, or None when the rewrite is not possible; a
         rewrite that would touch a templated region is reported as unavailable."""
         try:
@@ -91,8 +92,8 @@ class Context:
             return Fix(Applicability.DISPLAY_ONLY, f"{message}: {refusal}")
         if not edits:
             return None
-        unenforced = any(e.basis == "declared" and not e.enforced for e in evidence)
-        return Fix(Applicability.UNSAFE if unenforced else Applicability.SAFE, message, tuple(edits))
+        safe = all(e.fixes_safely for e in evidence)
+        return Fix(Applicability.SAFE if safe else Applicability.UNSAFE, message, tuple(edits))
 
 
 def because(evidence: Iterable[Evidence]) -> str:

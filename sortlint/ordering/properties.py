@@ -45,7 +45,7 @@ from sortlint.ordering.monotonicity import (
     monotonic_property,
     preserves_non_null,
 )
-from sortlint.ordering.sort import Evidence, Ordering, SortKey, SortOptions, basis_of
+from sortlint.ordering.sort import Evidence, Ordering, SortKey, SortOptions, only_the_query
 from sortlint.ordering.types import Arithmetic
 
 NO_EVIDENCE: frozenset[Evidence] = frozenset()
@@ -282,7 +282,7 @@ class Properties:
                     verdict = KeyVerdict(key, normalized, None, class_evidence)
                     fixed[expr] = class_evidence
                     key_covered = self._covered_unique_key(fixed.keys())
-            if key.expr in written and basis_of(verdict.evidence) == "declared":
+            if key.expr in written and not only_the_query(verdict.evidence):
                 # Also a repeat, which the query alone makes redundant: the safest sufficient
                 # reason wins. (The earlier occurrence may itself be redundant on a
                 # declaration: dropping both rests on it, and that fix says so.)
@@ -396,10 +396,10 @@ class Properties:
         expr, class_evidence = self.normalize_expr(expr)
         evidence = frozenset(evidence) | class_evidence
         existing = self.constants.get(expr)
-        # The safest sufficient reason wins: the query's own reason replaces a declared one
-        # (value and all: a declared value is the declaration's).
-        declared = existing is not None and basis_of(existing.evidence) == "declared"
-        if existing is not None and not (declared and basis_of(evidence) == "query"):
+        # The safest sufficient reason wins: the query's own reason replaces a declared or
+        # upstream one (value and all: a declared value is the declaration's).
+        weaker = existing is not None and not only_the_query(existing.evidence)
+        if existing is not None and not (weaker and only_the_query(evidence)):
             if existing.value is not None or value is None:
                 return self
             evidence |= existing.evidence

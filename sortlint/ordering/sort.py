@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from sortlint.diagnostics import Basis
 from sortlint.ordering.expressions import Expr
 
-__all__ = ["Basis", "Evidence", "Ordering", "SortKey", "SortOptions", "basis_of", "format_ordering"]
+__all__ = ["Basis", "Evidence", "Ordering", "SortKey", "SortOptions", "basis_of", "format_ordering",
+           "only_the_query"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,13 +67,15 @@ def format_ordering(keys: tuple[SortKey, ...] | list[SortKey]) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Evidence:
-    """Where a fact comes from: the query itself, or a declaration the engine cannot see.
+    """Where a fact comes from: the query itself, a declaration the engine cannot see, or
+    another file's code (`upstream`).
 
     `text` is written for people ("WHERE host = 'x' (line 4)", "declared ordering [time]
     of events (sortlint.yml:12)"); `line` is the line of the clause that made the fact,
     when there is one. With a `subject`, `text` is a template whose `{subject}` is the
     expression's SQL, printed only when someone reads the evidence (most facts never
-    reach a message).
+    reach a message). A `caveat` is a condition the fact holds under that nothing checks
+    ("if host is a string"): it is printed with the text, and a fix resting on it is unsafe.
     """
 
     basis: Basis
@@ -80,13 +83,30 @@ class Evidence:
     line: int | None = None
     enforced: bool = False  # a declaration the engine itself knows (`engine_known`)
     subject: Expr | None = None
+    caveat: str | None = None
 
     def __str__(self) -> str:
-        if self.subject is None:
-            return self.text
-        return self.text.format(subject=self.subject)
+        text = self.text if self.subject is None else self.text.format(subject=self.subject)
+        return text if self.caveat is None else f"{text}, {self.caveat}"
+
+    @property
+    def fixes_safely(self) -> bool:
+        """Whether a fix may rest on this fact and stay safe: a fact of the query itself
+        without a caveat, or a declaration the engine enforces. Another file's code may
+        change, and a declaration nothing enforces may be false."""
+        if self.caveat is not None:
+            return False
+        return self.basis == "query" or (self.basis == "declared" and self.enforced)
+
+
+def only_the_query(evidence: frozenset[Evidence] | tuple[Evidence, ...]) -> bool:
+    """Whether a conclusion rests on the query alone, without a caveat: the safest reason,
+    which replaces any other sufficient one."""
+    return all(e.basis == "query" and e.caveat is None for e in evidence)
 
 
 def basis_of(evidence: frozenset[Evidence] | tuple[Evidence, ...]) -> Basis:
-    """A conclusion is `declared` as soon as one of its premises is."""
-    return "declared" if any(e.basis == "declared" for e in evidence) else "query"
+    """A conclusion is `declared` as soon as one of its premises is, else `upstream` as soon
+    as one of them is another file's code, else the query's."""
+    bases = {e.basis for e in evidence}
+    return "declared" if "declared" in bases else "upstream" if "upstream" in bases else "query"
