@@ -25,3 +25,36 @@ sources:
   orders:
     columns: {order_id: bigint not null, day: date, amount: "decimal(12,2)", qty: bigint, price: double, code: string}
 """
+
+# The catalog of the rule specifications (tests/rules): a telemetry and sales warehouse.
+RULES_CATALOG = """
+target: {target}
+sources:
+  events:
+    columns:
+      event_id: bigint not null
+      host: string not null
+      time: timestamp not null
+      level: string
+      latency_ms: int
+      price: double
+      price_cloned: double
+    orderings:
+      - [host, time]
+    unique: [[event_id]]
+  orders:
+    columns:
+      order_id: bigint not null
+      customer_id: bigint not null
+      created_at: timestamp not null
+      amount: double
+    orderings:
+      - [created_at]
+  customers:
+    columns:
+      customer_id: bigint not null
+      name: string
+    orderings:
+      - [customer_id]
+    unique: [[customer_id]]
+"""

@@ -93,7 +93,7 @@ def project(node: n.Project, analysis: Analysis) -> Properties:
     # columns not all known replaces it) is that output's name: it carries nothing more.
     listed = set(counts)
     for alias in node.passthrough:
-        mapping += [(c, Expr.column(c.column_name)) for c in _mentioned_columns(props)
+        mapping += [(c, Expr.column(c.column_name)) for c in props.mentioned_columns()
                     if _qualifier(c) == alias and (c.column_name or "").lower() not in listed]
     return props.project(mapping)
 
@@ -101,27 +101,13 @@ def project(node: n.Project, analysis: Analysis) -> Properties:
 def alias(node: n.Alias, analysis: Analysis) -> Properties:
     props = input_of(node, analysis)
     names = node.columns or tuple(
-        c.column_name for c in _mentioned_columns(props) if not _qualifier(c)
+        c.column_name for c in props.mentioned_columns() if not _qualifier(c)
     )
     return props.project([(Expr.column(name), Expr.column(name, node.alias)) for name in names])
 
 
 def _qualifier(column: Expr) -> str:
     return column.node.table if isinstance(column.node, exp.Column) else ""
-
-
-def _mentioned_columns(props: Properties) -> list[Expr]:
-    """Every column some fact speaks of, for projections whose column list is unknown."""
-    exprs: set[Expr] = set(props.constants) | set(props.types) | set(props.not_null)
-    for cls in props.classes:
-        exprs.update(cls.members)
-    for fact in props.orderings:
-        exprs.update(key.expr for key in fact.keys)
-        exprs.update(fact.partitioned_by or ())
-    for key in props.unique_keys:
-        exprs.update(key.exprs)
-    columns = {c for e in exprs for c in e.columns}
-    return sorted(columns)
 
 
 def generate(node: n.Generate, analysis: Analysis, keeps_order: bool) -> Properties:
@@ -133,7 +119,7 @@ def generate(node: n.Generate, analysis: Analysis, keeps_order: bool) -> Propert
     the input's orderings hold of the output."""
     props = input_of(node, analysis)
     generated = set(node.columns)
-    kept = [column for column in _mentioned_columns(props) if column not in generated]
+    kept = [column for column in props.mentioned_columns() if column not in generated]
     props = replace(props.project([(column, column) for column in kept]), unique_keys=())
     return props if keeps_order else props.without_orderings()
 

@@ -3,10 +3,13 @@
 A `Scan` of a table the catalog declares starts with its declarations - column types and
 nullability, constants, orderings (global or per partition), unique keys - each carrying
 `declared` evidence that says where it was declared and whether the engine itself knows it
-(`engine_known`). A table the catalog does not know starts with nothing.
+(`engine_known`); a table another statement of the repository wrote adds what its rows are
+known to satisfy (`sortlint.engines.stored`). A table nothing is known of starts with nothing.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import sqlglot
 from sqlglot import exp
@@ -14,6 +17,7 @@ from sqlglot.errors import SqlglotError
 
 from sortlint.config import Source
 from sortlint.engines.analysis import Analysis
+from sortlint.engines.stored import read_back
 from sortlint.ordering import Evidence, Expr, Properties, SortKey, SortOptions
 from sortlint.ordering.expressions import column_node
 from sortlint.ordering.types import Arithmetic
@@ -21,11 +25,16 @@ from sortlint.plan import nodes as n
 from sortlint.plan.dialect import sql_dialect
 
 
-def scan(node: n.Scan, analysis: Analysis) -> Properties:
+def scan(node: n.Scan, analysis: Analysis, carried: Callable[[Source], Source] = lambda source: source) -> Properties:
+    """The catalog's declarations (those the target's scan `carried`), and what the rows are
+    known to satisfy because another statement of the repository wrote them
+    (`sortlint.engines.stored`)."""
     source = analysis.config.source(node.table)
     if source is None:
-        return analysis.nothing_known()
-    return seed(source, node.alias, analysis.semantics.arithmetic)
+        props = analysis.nothing_known()
+    else:
+        props = seed(carried(source), node.alias, analysis.semantics.arithmetic)
+    return props if node.stored is None else read_back(props, node.stored, node.alias)
 
 
 def seed(source: Source, alias: str, arithmetic: Arithmetic = Arithmetic()) -> Properties:

@@ -64,10 +64,7 @@ ASCENDING = SortOptions.spark()
 
 
 def scan(node: n.Scan, analysis: Analysis) -> Properties:
-    source = analysis.config.source(node.table)
-    if source is None:
-        return analysis.nothing_known()
-    return seeding.seed(known_to_spark(source), node.alias, analysis.semantics.arithmetic)
+    return seeding.scan(node, analysis, known_to_spark)
 
 
 def known_to_spark(source: Source) -> Source:

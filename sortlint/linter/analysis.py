@@ -16,7 +16,7 @@ from typing import Protocol
 
 from sortlint.config import Config
 from sortlint.errors import InternalError, UserError, from_recursion
-from sortlint.linter.lint import analyse_statement, lint_statement, output_types
+from sortlint.linter.lint import analyse_statement, lint_statement, output_types, stored_rows
 from sortlint.linter.results import FileAnalysis, Kept
 from sortlint.linter.rules import CODES
 from sortlint.linter.suppression import noqa_comments, unknown_codes, unsilenced
@@ -62,10 +62,10 @@ def analyse_file(
         if statement.error is not None:
             result.errors.append(statement.error)
             continue
-        tables.register(statement)
         try:
             analysis = analyse_statement(unit, statement.root, config)
             statement.output_types = output_types(statement, analysis)
+            statement.stored = stored_rows(statement, analysis, tables)
             result.findings.extend(lint_statement(unit, statement.root, config, analysis))
             if keep is not Kept.NOTHING:
                 statement.ungrouped = tuple(ungrouped_columns(statement.root))
@@ -75,6 +75,8 @@ def analyse_file(
                 result.errors.append(too_deeply_nested(unit, config.dialect))
             else:
                 result.errors.append(InternalError.during(error, "linting statement", path, unit.location(0)[0]))
+        # Registered once analysed: a statement reading the table it writes reads what was there
+        tables.register(statement)
         if keep is not Kept.NOTHING:
             result.statements.append(statement.without_plan() if keep is Kept.FACTS else statement)
     comments = noqa_comments(path, raw, units, config.dialect)

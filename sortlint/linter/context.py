@@ -97,6 +97,11 @@ class Context:
 
 
 def because(evidence: Iterable[Evidence]) -> str:
-    """The facts a conclusion rests on, for a message: declared ones first."""
+    """The facts a conclusion rests on, for a message: declared ones first, and a word on
+    those that are another file's code."""
+    evidence = set(evidence)
     texts = sorted({str(e) for e in evidence}, key=lambda t: (not t.startswith("declared"), t))
-    return "; ".join(texts) if texts else "the query itself"
+    if not texts:
+        return "the query itself"
+    upstream = " (another file's code, which may change)" if any(e.basis == "upstream" for e in evidence) else ""
+    return "; ".join(texts) + upstream

@@ -9,13 +9,15 @@ from sortlint.config import Config
 from sortlint.config.model import Location
 from sortlint.diagnostics import Applicability, Finding
 from sortlint.engines import Analysis, Place, analyse
+from sortlint.engines.stored import rows_written
 from sortlint.linter.context import Context
 from sortlint.linter.rules import rules as all_rules
-from sortlint.ordering import Expr
+from sortlint.ordering import Expr, Properties
 from sortlint.plan import nodes as n
 
 if TYPE_CHECKING:
     from sortlint.plan.statement import Statement
+    from sortlint.plan.tables import TableLookup
     from sortlint.units import Unit
 
 
@@ -62,6 +64,16 @@ def output_types(statement: Statement, analysis: Analysis) -> tuple[str | None, 
     """The type of each output column of the statement, None where it is not known."""
     props = analysis.of(statement.root)
     return tuple(props.type_of(Expr.column(name)) for name in statement.outputs)
+
+
+def stored_rows(statement: Statement, analysis: Analysis, tables: TableLookup) -> Properties | None:
+    """What the rows of the table the statement writes satisfy after it (None: nothing known
+    or no table written): see `sortlint.engines.stored`."""
+    write = statement.root
+    if not isinstance(write, n.Write) or statement.defined != write.target:
+        return None
+    previous = tables.stored(write.target) if write.rows == "append" else None
+    return rows_written(write, statement.outputs, analysis, previous, str(statement.unit.path))
 
 
 def own_nodes(root: n.Node, unit: Unit | None = None):

@@ -110,6 +110,12 @@ class Expr:
     def __hash__(self) -> int:
         return self._hash
 
+    def __reduce__(self):
+        # Made again from its node and identity: a string's hash differs from one process
+        # to the next, and the values computed once (`columns` holds the Expr itself) would
+        # be read back before the hash is set.
+        return Expr, (self.node, self.identity)
+
     def __lt__(self, other: Expr) -> bool:
         return self.key < other.key
 

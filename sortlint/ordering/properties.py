@@ -384,6 +384,35 @@ class Properties:
 
     # --- building ------------------------------------------------------------------
 
+    def mentioned_columns(self) -> list[Expr]:
+        """Every column some fact speaks of, in a stable order."""
+        exprs: set[Expr] = set(self.constants) | set(self.types) | set(self.not_null)
+        for cls in self.classes:
+            exprs.update(cls.members)
+        for fact in self.orderings:
+            exprs.update(key.expr for key in fact.keys)
+            exprs.update(fact.partitioned_by or ())
+        for key in self.unique_keys:
+            exprs.update(key.exprs)
+        return sorted({c for e in exprs for c in e.columns})
+
+    def described(self) -> tuple:
+        """Every fact and what it rests on, in a canonical order and as text: what tells two
+        Properties apart where they are compared by value (a cache's key)."""
+
+        def why(evidence: frozenset[Evidence]) -> tuple:
+            return tuple(sorted((e.basis, str(e), e.enforced) for e in evidence))
+
+        return (
+            sorted((str(e), str(c.value), why(c.evidence)) for e, c in self.constants.items()),
+            sorted((tuple(map(str, c.members)), why(c.evidence)) for c in self.classes),
+            sorted((tuple(map(str, f.keys)), why(f.evidence), sorted(map(str, f.partitioned_by or ())),
+                    f.partitioned_by is None) for f in self.orderings),
+            sorted((sorted(map(str, k.exprs)), why(k.evidence), k.nulls_distinct) for k in self.unique_keys),
+            sorted(map(str, self.not_null)),
+            sorted((str(e), t) for e, t in self.types.items()),
+        )
+
     def with_types(self, types: Mapping[Expr, str]) -> Properties:
         return self.but(types={**self.types, **types})
 

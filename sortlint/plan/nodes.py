@@ -15,7 +15,7 @@ from typing import Literal
 
 from sqlglot import exp
 
-from sortlint.ordering import Expr, SortOptions
+from sortlint.ordering import Expr, Properties, SortOptions
 from sortlint.units import Unit
 
 
@@ -84,6 +84,9 @@ class Scan(Node):
     table: str = ""  # as the catalog names it, lower case (db.table allowed)
     alias: str = ""  # the qualifier of its columns
     columns: tuple[str, ...] = ()  # known column names; empty when unknown
+    # What the table's rows are known to satisfy because another statement of the repository
+    # wrote them (`TableLookup.stored`): facts over its unqualified column names.
+    stored: Properties | None = field(default=None, repr=False)
 
 
 @dataclass(eq=False)
@@ -224,10 +227,19 @@ class Values(Node):
 
 @dataclass(eq=False)
 class Write(Node):
-    """INSERT ... SELECT, CREATE TABLE ... AS, CREATE VIEW: the statement's sink."""
+    """INSERT ... SELECT, CREATE TABLE ... AS, CREATE VIEW: the statement's sink.
+
+    `rows` is what the write leaves in the target: only the query's rows (`replace`: CREATE
+    TABLE AS, INSERT OVERWRITE of the whole table, a dbt table model), the query's rows
+    added to what was there (`append`), rows of this query from every run (`increments`: a
+    dbt incremental model), or something the statement does not show (`unknown`: a
+    partition overwritten, a table created only if it does not exist). `columns` names the
+    target's columns in the order of the query's outputs, when the statement shows them."""
 
     target: str = ""
     kind: Literal["insert", "table", "view"] = "insert"
+    rows: Literal["replace", "append", "increments", "unknown"] = "unknown"
+    columns: tuple[str, ...] = ()
 
 
 @dataclass(eq=False)

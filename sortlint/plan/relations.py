@@ -152,7 +152,8 @@ def named(name: str, table: exp.Table, alias: str, ctx: Context, span: Span | No
             inner.names, inner.complete,
         )
     columns = ctx.tables.columns(name) or ()
-    return Built(Scan(span=span, table=name, alias=alias, columns=columns), columns, bool(columns))
+    scan = Scan(span=span, table=name, alias=alias, columns=columns, stored=ctx.tables.stored(name))
+    return Built(scan, columns, bool(columns))
 
 
 def cte_plan(cte: CteDefinition, ctx: Context) -> Built:

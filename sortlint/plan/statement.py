@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Literal
 
 from sqlglot import exp
 
 from sortlint.errors import UserError
+from sortlint.plan.built import Built
 from sortlint.plan.context import Context
 from sortlint.plan.nodes import Node, Opaque, Span, Write
 from sortlint.plan.parse import parse_unit
@@ -21,6 +23,9 @@ from sortlint.plan.positions import NamedKey
 from sortlint.plan.query import build_query
 from sortlint.plan.tables import TableLookup, Tables, ViewDefinition
 from sortlint.units import Unit
+
+if TYPE_CHECKING:
+    from sortlint.ordering import Properties
 
 QUERIES = (exp.Query, exp.Values)
 
@@ -43,9 +48,32 @@ class Statement:
     # `sortlint.plan.grouping`), set once the statement is analysed: the fixer's proof
     # compares it before and after a fix.
     ungrouped: tuple[str, ...] = ()
+    # What the rows of the table it writes satisfy after it (`sortlint.engines.stored`),
+    # set once the statement is analysed; None: nothing is known.
+    stored: Properties | None = None
     # Its GROUP BY and ORDER BY keys that name an aggregate or a literal (see
     # `sortlint.plan.positions`), set and compared like `ungrouped`.
     keys_naming_nothing: tuple[NamedKey, ...] = ()
+
+    @property
+    def defined(self) -> str | None:
+        """The view or table the statement makes known to the statements after it: one it
+        creates, or one it inserts into (which changes what its rows are known to satisfy)."""
+        if self.view is not None:
+            return self.view.name
+        if self.defines is not None:
+            return self.defines[1]
+        if isinstance(self.root, Write) and self.root.kind == "insert" and self.root.target:
+            return self.root.target
+        return None
+
+    def register(self, tables: Tables) -> None:
+        """Make what the statement defines known to `tables`."""
+        if self.view is not None:
+            tables.register_view(self.view)
+        elif self.defined is not None:
+            columns = self.outputs if self.defines is not None else ()
+            tables.register_table(self.defined, columns, self.stored)
 
     def without_plan(self) -> Statement:
         """The statement as the fixer keeps it while it proves its fixes: what the proof
@@ -85,8 +113,32 @@ def insert(tree: exp.Insert, ctx: Context) -> Statement:
     if not isinstance(query, QUERIES) or target is None:
         return Statement(ctx.unit, Opaque(span=ctx.spans.whole(), reason="an INSERT without a query"))
     built = build_query(query, ctx.with_ctes(tree.args.get("with_")), None)
-    root = Write(children=(built.node,), span=ctx.spans.head(query), target=table_name(target), kind="insert")
+    name = table_name(target)
+    root = Write(children=(built.node,), span=ctx.spans.head(query), target=name, kind="insert",
+                 rows=inserted_rows(tree), columns=inserted_columns(tree, name, built, ctx))
     return Statement(ctx.unit, root, built.columns)
+
+
+def inserted_rows(tree: exp.Insert) -> Literal["replace", "append", "unknown"]:
+    """INSERT INTO appends; INSERT OVERWRITE of the whole table replaces; an overwrite of
+    a partition, or with anything else the statement adds, leaves rows it does not show."""
+    written = {key for key, value in tree.args.items() if value and key not in ("this", "expression", "overwrite", "with_")}
+    target = tree.this.this if isinstance(tree.this, exp.Schema) else tree.this
+    if written or not isinstance(target, exp.Table) or target.args.get("partition"):
+        return "unknown"
+    return "replace" if tree.args.get("overwrite") else "append"
+
+
+def inserted_columns(tree: exp.Insert, name: str, built: Built, ctx: Context) -> tuple[str, ...]:
+    """The target's columns the query's outputs go to: its column list, or - Spark inserts
+    by position - the outputs' own names when the target's columns are those, in that order."""
+    if not built.columns:
+        return ()
+    if isinstance(tree.this, exp.Schema):
+        listed = tuple(column.name.lower() for column in tree.this.expressions)
+        return listed if len(listed) == len(built.columns) else ()
+    outputs = tuple(column.lower() for column in built.columns)
+    return outputs if ctx.tables.columns(name) == outputs else ()
 
 
 def create(tree: exp.Create, ctx: Context) -> Statement:
@@ -101,7 +153,10 @@ def create(tree: exp.Create, ctx: Context) -> Statement:
     columns = view_columns(tree) if kind == "VIEW" else ()
     outputs = columns or built.columns
     write_kind = "view" if kind == "VIEW" else "table"
-    root = Write(children=(built.node,), span=ctx.spans.head(query), target=name, kind=write_kind)
+    # CREATE TABLE IF NOT EXISTS may leave the rows it finds; a column list may cast them
+    created = kind == "TABLE" and not tree.args.get("exists") and not isinstance(tree.this, exp.Schema)
+    root = Write(children=(built.node,), span=ctx.spans.head(query), target=name, kind=write_kind,
+                 rows="replace" if created else "unknown", columns=outputs)
     view = ViewDefinition(name, query, ctx.unit, columns, ctx.spans) if kind == "VIEW" else None
     return Statement(ctx.unit, root, outputs, (write_kind, name), view=view)
 
@@ -131,9 +186,6 @@ def build_statements(
     statements = []
     for unit in units:
         statement = build_statement(unit, tables, dialect, target)
-        if statement.view is not None:
-            tables.register_view(statement.view)
-        elif statement.defines is not None:
-            tables.register_table(statement.defines[1], statement.outputs)
+        statement.register(tables)
         statements.append(statement)
     return statements

@@ -3,6 +3,9 @@
 Catalog tables contribute their declared column names (so unqualified references resolve);
 views created earlier in the repository contribute their query, which is inlined where a
 later statement reads the view, so that what the view's query guarantees is seen through it.
+A table another statement wrote (`CREATE TABLE ... AS`, a dbt model) contributes its columns
+and what its rows are known to satisfy (`stored`): the row-set facts of the query that wrote
+them, never their order.
 """
 
 from __future__ import annotations
@@ -14,6 +17,8 @@ from sortlint.units import Unit
 
 if TYPE_CHECKING:
     from sqlglot import exp
+
+    from sortlint.ordering import Properties
 
     from sortlint.plan.spans import Spans
 
@@ -38,6 +43,10 @@ class TableLookup(Protocol):
     def view(self, table: str) -> ViewDefinition | None:
         """A view defined earlier in the repository under this (lower-case) name."""
 
+    def stored(self, table: str) -> Properties | None:
+        """What the rows of a table written earlier in the repository satisfy, over its
+        unqualified column names (see `sortlint.engines.stored`); None when nothing is known."""
+
 
 class Tables:
     """A dict-backed `TableLookup`; the repository's statements add to it as they are read."""
@@ -52,6 +61,7 @@ class Tables:
             for name, columns in (catalog_columns or {}).items()
         }
         self._views = {name.lower(): view for name, view in (views or {}).items()}
+        self._stored: dict[str, Properties] = {}
 
     def columns(self, table: str) -> tuple[str, ...] | None:
         return self._columns.get(table.lower())
@@ -59,12 +69,20 @@ class Tables:
     def view(self, table: str) -> ViewDefinition | None:
         return self._views.get(table.lower())
 
+    def stored(self, table: str) -> Properties | None:
+        return self._stored.get(table.lower())
+
     def register_view(self, definition: ViewDefinition) -> None:
         """A later `CREATE OR REPLACE VIEW` of the same name replaces the earlier one."""
         self._views[definition.name.lower()] = definition
 
-    def register_table(self, name: str, columns: tuple[str, ...]) -> None:
-        """A table created by `CREATE TABLE ... AS`: its columns are the query's outputs.
-        A declaration in the catalog wins over what a statement shows."""
+    def register_table(self, name: str, columns: tuple[str, ...], stored: Properties | None = None) -> None:
+        """A table a statement wrote (`CREATE TABLE ... AS`, `INSERT`): its columns are the
+        query's outputs - a declaration in the catalog wins over what a statement shows -
+        and `stored` is what its rows satisfy now: the latest write says (None: nothing)."""
         if self._columns.get(name.lower()) is None and columns:
             self._columns[name.lower()] = tuple(c.lower() for c in columns)
+        if stored is None:
+            self._stored.pop(name.lower(), None)
+        else:
+            self._stored[name.lower()] = stored

@@ -24,6 +24,7 @@ from sortlint.plan.tables import TableLookup, Tables, ViewDefinition
 from sortlint.store import digest
 
 if TYPE_CHECKING:
+    from sortlint.ordering import Properties
     from sortlint.plan.statement import Statement
 
 RECORDS = "files"  # the store's namespace for records
@@ -31,25 +32,27 @@ RECORDS = "files"  # the store's namespace for records
 
 @dataclass(frozen=True)
 class Definition:
-    """A view or table a file's statement created, as the files after it see it."""
+    """A view or table a file's statement created or wrote, as the files after it see it."""
 
     name: str
     view: ViewDefinition | None = None
     columns: tuple[str, ...] = ()
+    stored: Properties | None = None
 
     @classmethod
     def of(cls, statement: Statement) -> Definition | None:
         if statement.view is not None:
             return cls(statement.view.name, view=replace(statement.view, spans=None))
-        if statement.defines is not None:
-            return cls(statement.defines[1], columns=statement.outputs)
+        if statement.defined is not None:
+            columns = statement.outputs if statement.defines is not None else ()
+            return cls(statement.defined, columns=columns, stored=statement.stored)
         return None
 
     def register(self, tables: Tables) -> None:
         if self.view is not None:
             tables.register_view(self.view)
         else:
-            tables.register_table(self.name, self.columns)
+            tables.register_table(self.name, self.columns, self.stored)
 
 
 @dataclass(frozen=True)
@@ -68,13 +71,15 @@ class FileRecord:
 
 
 def answer(tables: TableLookup, name: str) -> str:
-    """A digest of what `tables` says of `name`: its columns, and the view it is - the
-    view's name, columns, file and statement text (so also where a finding citing it points)."""
+    """A digest of what `tables` says of `name`: its columns, the view it is - the view's
+    name, columns, file and statement text (so also where a finding citing it points) -
+    and what its rows are known to satisfy, with the evidence findings would cite."""
     view = tables.view(name)
     seen = None if view is None else (
         view.name, view.columns, str(view.unit.path), view.unit.start, view.unit.text, view.unit.raw
     )
-    return digest(tables.columns(name), seen)
+    stored = tables.stored(name)
+    return digest(tables.columns(name), seen, None if stored is None else stored.described())
 
 
 def record_key(environment: str, path: Path, raw: str, context: str) -> str:

@@ -11,6 +11,7 @@ from sortlint.config import Config
 from sortlint.plan.tables import Tables, ViewDefinition
 
 if TYPE_CHECKING:
+    from sortlint.ordering import Properties
     from sortlint.plan.statement import Statement
 
 
@@ -39,6 +40,10 @@ class RepositoryTables:
         self._defined(table)
         return self.created.view(table)
 
+    def stored(self, table: str) -> Properties | None:
+        self._defined(table)
+        return self.created.stored(table)
+
     def _defined(self, table: str) -> None:
         name = table.lower()
         if self.define is not None and name not in self.asked:
@@ -55,6 +60,7 @@ class FileTables:
         self.repository = repository
         self.local = Tables()
         self.creators: list[Statement] = []
+        self.written: set[str] = set()  # the tables its statements wrote: what they know now
         # The names the file asked the repository about: what it read from files before it.
         self.read: set[str] = set()
 
@@ -72,30 +78,20 @@ class FileTables:
         self.read.add(table.lower())
         return self.repository.view(table)
 
-    @property
-    def created(self) -> set[str]:
-        """The names of the views and tables the file creates for the files after it."""
-        names = set()
-        for statement in self.creators:
-            if statement.view is not None:
-                names.add(statement.view.name.lower())
-            elif statement.defines is not None:
-                names.add(statement.defines[1].lower())
-        return names
+    def stored(self, table: str) -> Properties | None:
+        if table.lower() in self.written:
+            return self.local.stored(table)
+        self.read.add(table.lower())
+        return self.repository.stored(table)
 
     def register(self, statement: Statement) -> None:
-        if statement.view is not None or statement.defines is not None:
-            register(self.local, statement)
+        name = statement.defined
+        if name is not None:
+            statement.register(self.local)
+            self.written.add(name.lower())
             self.creators.append(statement)
 
     def commit(self) -> None:
         """Make what the file created visible to the files after it."""
         for statement in self.creators:
-            register(self.repository.created, statement)
-
-
-def register(tables: Tables, statement: Statement) -> None:
-    if statement.view is not None:
-        tables.register_view(statement.view)
-    elif statement.defines is not None:
-        tables.register_table(statement.defines[1], statement.outputs)
+            statement.register(self.repository.created)

@@ -8,40 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from catalogs import RULES_CATALOG as CATALOG
 from sortlint.config import load_config
 from sortlint.workspace.check import check
-
-CATALOG = """
-target: {target}
-sources:
-  events:
-    columns:
-      event_id: bigint not null
-      host: string not null
-      time: timestamp not null
-      level: string
-      latency_ms: int
-      price: double
-      price_cloned: double
-    orderings:
-      - [host, time]
-    unique: [[event_id]]
-  orders:
-    columns:
-      order_id: bigint not null
-      customer_id: bigint not null
-      created_at: timestamp not null
-      amount: double
-    orderings:
-      - [created_at]
-  customers:
-    columns:
-      customer_id: bigint not null
-      name: string
-    orderings:
-      - [customer_id]
-    unique: [[customer_id]]
-"""
 
 
 @pytest.fixture

@@ -1,6 +1,6 @@
 """SL101 aggregate-could-stream, SL102 aggregate-partially-ordered, SL103 redundant-group-keys."""
 
-from conftest import CATALOG
+from catalogs import RULES_CATALOG as CATALOG
 
 CATALOG_WITHOUT_SORT_AGGREGATES = CATALOG.replace(
     "target: {target}\n", "target: {target}\nspark: {{replace_hash_with_sort_agg: false}}\n"

@@ -27,7 +27,7 @@ def build_model(unit: Unit, tables: TableLookup, config: Config) -> Statement:
         # layout (SL301 asks nothing of it)
         kind = "table" if table.stores_files else "view"
         statement.root = Write(children=(statement.root,), span=_first_clause(statement.root),
-                               target=name, kind=kind)
+                               target=name, kind=kind, rows=table.rows, columns=statement.outputs)
     if config.target == "datafusion":
         tree, _ = parse_unit(unit, config.dialect)
         if isinstance(tree, (exp.Query, exp.Values)):

@@ -34,7 +34,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import yaml
 from yaml.constructor import SafeConstructor
@@ -63,6 +63,7 @@ MODEL_KIND = "dbt_model"  # Unit.kind of the statement that defines a model
 # dbt's materializations that store no files: a view is its query, an ephemeral model a CTE
 # of its readers. dbt's default materialization is `view`.
 FILELESS = frozenset({"view", "ephemeral"})
+REBUILT = frozenset({"table", "view", "ephemeral", "materialized_view"})
 DEFAULT_MATERIALIZED = "view"
 
 
@@ -77,6 +78,15 @@ class ModelTable:
     @property
     def stores_files(self) -> bool:
         return self.materialized not in FILELESS
+
+    @property
+    def rows(self) -> Literal["replace", "increments", "unknown"]:
+        """What its readers find in the model's relation: the rows of its query (a table, a
+        view, an ephemeral model's CTE), rows of its query from every run (incremental), or
+        what a materialization sortlint does not know makes of them."""
+        if self.materialized in REBUILT:
+            return "replace"
+        return "increments" if self.materialized == "incremental" else "unknown"
 META_KEY = "sortlint"
 
 

@@ -200,8 +200,13 @@ class Builder:
         call = self.span(sink.call)
         defines = None
         if sink.kind == "write":
-            node = Write(children=(node,), span=call, target=sink.target, kind=sink.write_kind)
-            if sink.write_kind == "table" and sink.target and "/" not in sink.target and ":" not in sink.target:
+            table = bool(sink.target) and "/" not in sink.target and ":" not in sink.target
+            columns = frame.names
+            if sink.write_kind == "insert" and self.tables.columns(sink.target) != columns:
+                columns = ()  # insertInto goes by position: known only where the names agree
+            node = Write(children=(node,), span=call, target=sink.target, kind=sink.write_kind,
+                         rows=sink.rows if table else "unknown", columns=columns)  # type: ignore[arg-type]
+            if sink.write_kind == "table" and table:
                 defines = ("table", sink.target)
         elif sink.kind == "view":
             node = Write(children=(node,), span=call, target=sink.target, kind="view")
@@ -280,7 +285,8 @@ class Builder:
             return self.view(op, name, view)
         qualifier = self.qualifier(name.rsplit(".", 1)[-1])
         columns = self.tables.columns(name)
-        scan = Scan(span=self.span(op.extent), table=name, alias=qualifier, columns=tuple(columns or ()))
+        scan = Scan(span=self.span(op.extent), table=name, alias=qualifier, columns=tuple(columns or ()),
+                    stored=self.tables.stored(name))
         cols = tuple(
             Col(c, exp.column(c, table=qualifier), (id(op), i)) for i, c in enumerate(columns or ())
         )

@@ -781,13 +781,16 @@ class JobReader:
         if isinstance(receiver, Grouped):
             return self.grouped_method(receiver, bound, args, kwargs, span)
         if isinstance(receiver, Writer):
+            if name == "mode":
+                return replace(receiver, mode=((_string(args[0]) if args else None) or "").lower())
             if name in WRITER_CHAIN:
                 return receiver
             if name in WRITER_ACTIONS:
                 target = receiver.table or (_string(args[0]) if args else None) or ""
                 kind = WRITER_ACTIONS[name]
+                rows = _rows_written(name, receiver.mode, args, dict(kwargs))
                 self.sinks.append(Sink(receiver.input, "write", span[1], call=(receiver.start, span[1]),
-                                       target=target.lower(), write_kind=kind, extent=span))
+                                       target=target.lower(), write_kind=kind, rows=rows, extent=span))
                 return Unknown("a write")
             return receiver
         if isinstance(receiver, NaFunctions):
@@ -1186,6 +1189,27 @@ def _bound(value: Value) -> object | None:
             return UNBOUNDED_FOLLOWING
         return CURRENT_ROW if value.value == 0 else value.value
     return None
+
+
+def _rows_written(action: str, mode: str | None, args: tuple[Arg, ...], kwargs: dict[str, Arg]) -> str:
+    """What a writer's action leaves in its table (`Write.rows`): `saveAsTable` creates the
+    table, or replaces it in `overwrite` mode, or appends to it; `insertInto` appends, and
+    with `overwrite` replaces only the partitions its rows fall in (so leaves rows it does not
+    show); `writeTo(...)` creates, replaces or appends as its action says."""
+    if action == "saveAsTable":
+        written = kwargs.get("mode") or (args[2] if len(args) > 2 else None)
+        mode = (_string(written) or "").lower() if written is not None else mode
+        if mode in (None, "error", "errorifexists", "overwrite"):
+            return "replace"
+        return "append" if mode == "append" else "unknown"
+    if action == "insertInto":
+        overwrite = kwargs.get("overwrite") or (args[1] if len(args) > 1 else None)
+        if overwrite is None and mode in (None, "append"):
+            return "append"
+        return "unknown"
+    if action in ("create", "replace", "createOrReplace"):
+        return "replace"
+    return "append" if action == "append" else "unknown"
 
 
 def _string(arg: Arg) -> str | None:

@@ -223,6 +223,7 @@ class Writer(Value):
     input: Op
     start: int
     table: str | None = None  # writeTo's table
+    mode: str | None = None  # `.mode(...)`, lower case; "" when not a literal; None when not set
 
 
 # --- DataFrame operations ----------------------------------------------------------------------
@@ -284,6 +285,7 @@ class Sink:
     call: Range | None = None
     target: str = ""
     write_kind: str = "table"  # insert | table | view
+    rows: str = "unknown"  # what a write leaves in its table (`sortlint.plan.nodes.Write.rows`)
     limit: int | None = None
     extent: Range | None = None
 
