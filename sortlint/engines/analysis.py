@@ -11,16 +11,23 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from sortlint.config import Config
 from sortlint.engines.comparisons import Semantics
 from sortlint.ordering import Evidence, Ordering, Properties
 from sortlint.plan import nodes as n
 
-# Where a clause was written, as evidence cites it: its line, and "line 4" - or
-# "views/daily.sql:4" for a clause of a view defined in another file.
-Place = tuple[int, str]
+class Place(NamedTuple):
+    """Where a clause was written, as evidence cites it: its line, and "line 4" - or
+    "views/daily.sql:4" for a clause of a view defined in another file (`elsewhere`: what
+    it makes rests on another file's code)."""
+
+    line: int
+    text: str
+    elsewhere: bool = False
+
+
 PlaceOf = Callable[["n.Span | None"], "Place | None"]
 
 

@@ -30,7 +30,9 @@ def input_of(node: n.Node, analysis: Analysis) -> Properties:
 
 def query_evidence(analysis: Analysis, clause: str, span: n.Span | None) -> Evidence:
     place = analysis.place_of(span)
-    return Evidence("query", f"{clause} ({place[1]})", place[0]) if place else Evidence("query", clause)
+    if place is None:
+        return Evidence("query", clause)
+    return Evidence("upstream" if place.elsewhere else "query", f"{clause} ({place.text})", place.line)
 
 
 def forget(node: n.Node, analysis: Analysis) -> Properties:

@@ -35,7 +35,7 @@ def rows_written(
     """What the rows of `write.target` satisfy once the statement has run, over its
     unqualified column names; None when nothing is known (`previous`: what they satisfied
     before, for an append)."""
-    if write.kind == "view" or write.rows == "unknown" or not outputs:
+    if write.rows == "unknown" or not outputs:
         return None
     if len(write.columns) != len(outputs) or len(set(outputs)) < len(outputs):
         return None

@@ -28,8 +28,8 @@ def analyse_statement(unit: Unit, root: n.Node, config: Config) -> Analysis:
         written_in = span.unit or unit
         line = written_in.location(span.start)[0]
         if written_in.path == unit.path:
-            return line, f"line {line}"
-        return line, str(Location(written_in.path, line))
+            return Place(line, f"line {line}")
+        return Place(line, str(Location(written_in.path, line)), elsewhere=True)
 
     return analyse(root, config, place_of)
 
@@ -73,7 +73,7 @@ def stored_rows(statement: Statement, analysis: Analysis, tables: TableLookup) -
     if not isinstance(write, n.Write) or statement.defined != write.target:
         return None
     previous = tables.stored(write.target) if write.rows == "append" else None
-    return rows_written(write, statement.outputs, analysis, previous, str(statement.unit.path))
+    return rows_written(write, statement.outputs, analysis, previous, str(Location(statement.unit.path)))
 
 
 def own_nodes(root: n.Node, unit: Unit | None = None):

@@ -28,8 +28,9 @@ ORDER BY host            -- SL001: host is constant, any order satisfies it
 ## Fix safety
 Removing the clause is safe when the order comes from the query itself (an inner sort, a
 WHERE constant). When it rests on a declared ordering (a DataFusion table declared
-`engine_known: false`, a declared constant), the fix is unsafe: it is right only while the
-table really holds what is declared.
+`engine_known: false`, a declared constant) or on another file's code (a constant an
+upstream dbt model's WHERE makes), the fix is unsafe: it is right only while the table
+really holds what is declared, or while that code stays as it is.
 """
 
 from __future__ import annotations

@@ -55,7 +55,8 @@ removes the sort.
 
 ## Fix safety
 Removing the sort is safe: the consumer's result does not depend on the order of its
-input, whatever the tables hold (unsafe where that rests on a declared unique key).
+input, whatever the tables hold (unsafe where that rests on a declared unique key, or on a
+key another file's code makes unique).
 Breaking a window's ties is safe for an ORDER BY: it writes down the order the sort gave
 them (unsafe for a SORT BY, which orders each partition alone: ties spread over several
 reached the window in an order its keys do not write down). It is

@@ -18,7 +18,9 @@ ORDER BY host, time, time_cloned   -- SL003 on host (constant) and time_cloned (
 
 ## Fix safety
 Dropping a key that the query itself makes redundant is safe; one that rests on a
-declaration (a declared constant or unique key) is unsafe under `target: spark`. When both
+declaration (a declared constant or unique key) or on another file's code (what an upstream
+dbt model's query, or a statement that wrote the table, guarantees) is unsafe, unless the
+engine itself knows the declaration (`engine_known`). When both
 hold - the key repeats an earlier one, or a WHERE makes it constant, and a declared unique
 key or constant also makes it redundant - the finding rests on the query's reason
 (`[query]`) and its fix is safe: `ORDER BY id, n, n` with `id` declared unique drops the

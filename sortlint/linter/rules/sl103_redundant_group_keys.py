@@ -26,7 +26,8 @@ GROUP BY host, time_bin        -- SL103 on host: it is constant
 The fix drops the key and keeps the column under its old name, position and type: a
 constant becomes its value as a literal of the column's type (`'app.example.com' AS host`,
 `DATE '2024-01-02' AS day`, `CAST(2.5 AS DECIMAL(12,2)) AS price`), an equal key of the same
-type becomes the kept key (`a AS a_clone`), anything else `any_value(col) AS col` - except a
+type becomes the kept key (`a AS a_clone`), anything else `any_value(col) AS col` (a constant
+that another file's code makes too: its value is not copied into this file) - except a
 floating-point column, whose group shows -0.0 as 0.0 while `any_value` would not, and a
 column of unknown type. A literal is never rewritten (`any_value('-')` named by `GROUP BY 3`
 is an aggregate in the GROUP BY, which Spark refuses: `GROUP_BY_POS_AGGREGATE`). A repeated
@@ -41,7 +42,9 @@ rewritten select item changes what every position naming it means: before writin
 proof resolves each GROUP BY and ORDER BY position as Spark does and refuses a fix after
 which one names an aggregate (GROUP BY) or a literal it did not name before.
 
-Safe when the query itself makes the key redundant; unsafe when it rests on a declaration.
+Safe when the query itself makes the key redundant; unsafe when it rests on a declaration,
+or on the code of another file (an upstream dbt model, a table another statement wrote),
+which may change.
 When both hold - the key repeats an earlier one, or a WHERE makes it constant, and a
 declared unique key or constant also makes it redundant - the finding rests on the query's
 reason (`[query]`) and its fix is safe.
@@ -54,7 +57,7 @@ from collections.abc import Iterator, Sequence
 from sortlint.diagnostics import Finding
 from sortlint.linter.context import Context
 from sortlint.linter.redundancy import describe
-from sortlint.ordering import KeyVerdict, SortKey
+from sortlint.ordering import KeyVerdict, SortKey, basis_of
 from sortlint.ordering.monotonicity import foldable
 from sortlint.ordering.types import shows_values_when_grouped, sql_type, typed_literal
 from sortlint.plan import nodes as n
@@ -104,7 +107,8 @@ def _kept_column(verdicts: Sequence[KeyVerdict], index: int, node: n.Aggregate, 
     constant = equal_to = None
     if verdict.redundant == "constant" and key_type is not None:
         found = props.constant(verdict.normalized.expr)
-        if found is not None and found.value is not None:
+        # Another file's value is not copied into this one: it shows as any value of the group
+        if found is not None and found.value is not None and basis_of(tuple(found.evidence)) != "upstream":
             constant = typed_literal(found.value.node, props.type_of(found.value), key_type)
     if verdict.redundant == "equivalent" and key_type is not None:
         target = verdict.normalized.expr

@@ -18,7 +18,8 @@ FROM events            -- SL201 on the ORDER BY's host: constant inside each par
 ## Fix safety
 The fix drops the keys; when the window column had no alias it is aliased to the name
 Spark gave it before, so the output columns stay the same. Safe when the query itself makes
-the key redundant; unsafe when it rests on a declaration.
+the key redundant; unsafe when it rests on a declaration or on another file's code (an
+upstream dbt model, a table another statement wrote).
 """
 
 from __future__ import annotations

@@ -168,7 +168,8 @@ def test_the_example_project_has_the_same_findings_rendered_by_dbt(incremental):
     by_dbt = found("dbt")
     assert by_dbt == [
         ("customer_orders.sql", 4, 1, "SL301"), ("customer_orders.sql", 6, 20, "SL103"),
-        ("customer_sequence.sql", 5, 58, "SL201"), ("daily_revenue.sql", 8, 22, "SL103"),
+        ("customer_sequence.sql", 5, 58, "SL201"), ("daily_refunds.sql", 5, 22, "SL103"),
+        ("daily_revenue.sql", 8, 22, "SL103"),
         ("daily_revenue.sql", 10, 10, "SL003"), ("order_items.sql", 7, 5, "SL002"),
         ("order_revenue.sql", 6, 1, "SL101"),
     ]

@@ -384,6 +384,7 @@ EXAMPLE_FINDINGS = [
     ("dbt/models/marts/customer_orders.sql", 4, "SL301", "unsafe"),
     ("dbt/models/marts/customer_orders.sql", 6, "SL103", "unsafe"),
     ("dbt/models/marts/customer_sequence.sql", 5, "SL201", "safe"),
+    ("dbt/models/marts/daily_refunds.sql", 5, "SL103", "unsafe"),
     ("dbt/models/marts/daily_revenue.sql", 8, "SL103", "unavailable"),
     ("dbt/models/marts/daily_revenue.sql", 10, "SL003", "safe"),
     ("dbt/models/marts/order_items.sql", 7, "SL002", "safe"),
@@ -398,6 +399,10 @@ EXAMPLE_FIXES = {
     ],
     "marts/customer_sequence.sql": [
         ("order by customer_id, created_at)", "order by created_at)"),
+    ],
+    "marts/daily_refunds.sql": [
+        ("select order_date, status, count(*)", "select order_date, any_value(status) AS status, count(*)"),
+        ("group by order_date, status\n", "group by order_date\n"),
     ],
     "marts/daily_revenue.sql": [
         ("order by currency, {{ var('day_column', 'order_date') }}", "order by {{ var('day_column', 'order_date') }}"),
@@ -499,12 +504,12 @@ def test_spark_proves_every_fixed_model_keeps_its_columns_and_rows(spark, fixed_
     assert [s.name for s in raw_tables] == ["shop.orders", "shop.order_lines"]
     spark.sql("CREATE DATABASE IF NOT EXISTS shop_analytics")
     spark_support.load_catalog_data(
-        spark, Config(sources=tuple(raw_tables)), rows=600, strings=["PAID", "EUR", "USD"]
+        spark, Config(sources=tuple(raw_tables)), rows=600, strings=["PAID", "REFUNDED", "EUR", "USD"]
     )
     original = rendered_models(root, before, config)
     fixed = rendered_models(root, after, config)
     changed = [name for name in original if original[name] != fixed[name]]
-    assert len(changed) == 5, changed
+    assert len(changed) == 6, changed
 
     create_views(spark, original)
     schemas = {name: spark_support.schema_of(spark, sql) for name, sql in original.items()}
