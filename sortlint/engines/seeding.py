@@ -21,15 +21,19 @@ from sortlint.plan import nodes as n
 from sortlint.plan.dialect import sql_dialect
 
 
-def scan(node: n.Scan, analysis: Analysis) -> Properties:
+def scan(node: n.Scan, analysis: Analysis, ordering_caveat: str | None = None) -> Properties:
     source = analysis.config.source(node.table)
     if source is None:
         return analysis.nothing_known()
-    return seed(source, node.alias, analysis.semantics.arithmetic)
+    return seed(source, node.alias, analysis.semantics.arithmetic, ordering_caveat)
 
 
-def seed(source: Source, alias: str, arithmetic: Arithmetic = Arithmetic()) -> Properties:
-    """The catalog's declarations about a table, over columns qualified by `alias`."""
+def seed(
+    source: Source, alias: str, arithmetic: Arithmetic = Arithmetic(), ordering_caveat: str | None = None
+) -> Properties:
+    """The catalog's declarations about a table, over columns qualified by `alias`. An
+    `ordering_caveat` is a condition, nothing checks, under which the engine reads the
+    table in its declared orderings (see `Evidence.caveat`)."""
 
     def column(name: str) -> Expr:
         return Expr.column(name, alias)
@@ -59,7 +63,7 @@ def seed(source: Source, alias: str, arithmetic: Arithmetic = Arithmetic()) -> P
         ]
         where = f"{source.name} ({ordering.location})"
         evidence = Evidence(
-            "declared", f"declared ordering {ordering} of {where}", enforced=known
+            "declared", f"declared ordering {ordering} of {where}", enforced=known, caveat=ordering_caveat
         )
         props = props.with_ordering(keys, [evidence], partitioned_by)
     for unique in source.unique:

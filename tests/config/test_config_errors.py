@@ -38,7 +38,8 @@ def test_unknown_top_level_key(tmp_path):
     assert error.line == 2
     assert error.message == (
         "unknown key 'sorces' in the configuration (did you mean 'sources'?); allowed keys: "
-        "contracts_report, dialect, docs_url, exclude, ignore, include, select, sources, spark, target"
+        "contracts_report, datafusion, dialect, docs_url, exclude, ignore, include, select, sources, spark, "
+        "target"
     )
 
 
@@ -698,7 +699,8 @@ def test_unknown_key_in_pyproject_tool_sortlint(tmp_path):
     assert error.line == 7
     assert error.message == (
         "unknown key 'selekt' in [tool.sortlint] (did you mean 'select'?); allowed keys: "
-        "contracts_report, dialect, docs_url, exclude, ignore, include, select, sources, spark, target"
+        "contracts_report, datafusion, dialect, docs_url, exclude, ignore, include, select, sources, spark, "
+        "target"
     )
 
 
