@@ -137,6 +137,12 @@ class Engine:
         """The engine and its settings, as the summary names them."""
         return self.name
 
+    @property
+    def slug(self) -> str:
+        """The engine and its settings in a reproducer's directory name (runs with other
+        settings write next to it)."""
+        return self.name
+
     def configure(self, catalog: Catalog) -> Catalog:
         """The catalog with the settings sortlint must be told the engine runs with."""
         return catalog
@@ -179,6 +185,10 @@ class DataFusionEngine(Engine):
     @property
     def label(self) -> str:
         return f"datafusion (target_partitions {self.target_partitions})"
+
+    @property
+    def slug(self) -> str:
+        return f"datafusion-p{self.target_partitions}"
 
     def configure(self, catalog: Catalog) -> Catalog:
         return replace(catalog, target_partitions=self.target_partitions)
@@ -234,7 +244,7 @@ def fuzz(engine: Engine, seed: int, count: int, workdir: Path, out: Path | None,
                     failure = Shrinker(lambda c, q: engine.check_one(c, q, workdir), shrink_budget).shrink(failure)
                     harness = engine.prepare(catalog, workdir, harness)  # shrinking replaced the tables
                     shrink_spent += time.perf_counter() - began
-                directory = out / f"{failure.engine}-{failure.kind}-{seed}-{n}"
+                directory = out / f"{engine.slug}-{failure.kind}-{seed}-{n}"
                 report.written.append(reproducers.write(failure, directory))
         report.engine_stats.update(harness.stats)
         if hasattr(harness, "agreement"):
@@ -243,7 +253,7 @@ def fuzz(engine: Engine, seed: int, count: int, workdir: Path, out: Path | None,
                 examples[label] += 1
                 if out is not None and examples[label] <= 3:
                     name = label.replace(", ", "-").replace(" ", "-").lower()
-                    directory = out / f"datafusion-agreement-{name}-{seed}-{examples[label]}"
+                    directory = out / f"{engine.slug}-agreement-{name}-{seed}-{examples[label]}"
                     report.written.append(reproducers.write_disagreement(label, *disagreement, directory))
         log(f"[{engine.label}] {done}/{count} queries, {len(report.failures)} differences, "
             f"{time.perf_counter() - started:.0f} s")
