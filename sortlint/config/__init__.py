@@ -12,6 +12,7 @@ from sortlint.config.discovery import find_config, load_config
 from sortlint.config.model import (
     Column,
     Config,
+    DataFusionSettings,
     DbtOptions,
     DeclaredOrdering,
     Location,
@@ -24,6 +25,7 @@ from sortlint.config.model import (
 __all__ = [
     "Column",
     "Config",
+    "DataFusionSettings",
     "DbtOptions",
     "DeclaredOrdering",
     "Location",

@@ -173,6 +173,28 @@ class SparkSettings:
 
 
 @dataclass(frozen=True)
+class DataFusionSettings:
+    """DataFusion session settings that change what its planner does with an ordered input.
+
+    `target_partitions` is `datafusion.execution.target_partitions`. DataFusion's default is
+    the number of CPUs of the machine that runs the query - not the one sortlint runs on
+    (a CI runner is not the cluster) - so when it is not given (None) sortlint knows no
+    count and claims only what holds for every count: that of several partitions. The
+    result never depends on the machine sortlint runs on, and the cache keyed by the
+    configuration stays valid across machines.
+    """
+
+    target_partitions: int | None = None
+
+    @property
+    def one_partition(self) -> bool:
+        """Whether DataFusion reads each table as one stream (`target_partitions` 1): a
+        declared `WITH ORDER` is then the order of all the table's rows, not of each
+        partition's."""
+        return self.target_partitions == 1
+
+
+@dataclass(frozen=True)
 class DbtOptions:
     """What a run renders dbt models with beyond the project's files: `--var` values (they win
     over `dbt_project.yml`, as in dbt) and the value of `is_incremental()` (false: a first
@@ -199,6 +221,7 @@ class Config:
     select: tuple[str, ...] = ("SL",)
     ignore: tuple[str, ...] = ()
     spark: SparkSettings = SparkSettings()
+    datafusion: DataFusionSettings = DataFusionSettings()
     dbt: DbtOptions = DbtOptions()  # set by the command line, not read from the catalog
     sources: tuple[Source, ...] = ()
     contracts_report: Path | None = None  # what `sortlint contracts --write-report` recorded

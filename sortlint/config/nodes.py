@@ -180,6 +180,14 @@ def boolean(node: yaml.Node, path: Path | None, what: str) -> bool:
     return bool(SafeConstructor().construct_object(node))
 
 
+def positive_integer(node: yaml.Node, path: Path | None, what: str) -> int:
+    """A whole number of at least 1 (a count), refusing booleans, floats and strings."""
+    value = SafeConstructor().construct_object(node) if isinstance(node, yaml.ScalarNode) and node.tag == INT else None
+    if not isinstance(value, int) or value < 1:
+        fail(f"{what} must be a positive integer, got {describe(node)}", node, path)
+    return value
+
+
 def name(node: yaml.Node, path: Path | None, what: str) -> str:
     """The text of a scalar used as a name, whatever YAML resolved it to.
 

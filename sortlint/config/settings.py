@@ -17,7 +17,9 @@ import yaml
 
 from sortlint.config import nodes
 from sortlint.config.catalog import parse_source, parse_table_name
-from sortlint.config.model import DEFAULT_INCLUDE, Config, Source, SparkSettings, Target
+from sortlint.config.model import (
+    DEFAULT_INCLUDE, Config, DataFusionSettings, Source, SparkSettings, Target,
+)
 from sortlint.errors import Problems
 
 TOP_KEYS = (
@@ -28,11 +30,13 @@ TOP_KEYS = (
     "select",
     "ignore",
     "spark",
+    "datafusion",
     "sources",
     "contracts_report",
     "docs_url",
 )
 SPARK_KEYS = tuple(SparkSettings.SESSION_KEYS)
+DATAFUSION_KEYS = ("target_partitions",)
 TARGETS: tuple[Target, ...] = ("spark", "datafusion")
 RULE_CODE = re.compile(r"SL\d{0,3}")
 
@@ -72,6 +76,7 @@ def parse_config(
         select=setting("select", parse_rule_codes, ("SL",), rules),
         ignore=setting("ignore", parse_rule_codes, (), rules),
         spark=setting("spark", parse_spark, SparkSettings()),
+        datafusion=setting("datafusion", parse_datafusion, DataFusionSettings()),
         sources=setting("sources", parse_sources, (), target),
         contracts_report=setting("contracts_report", parse_report_path, None, root),
         docs_url=setting("docs_url", parse_docs_url, None),
@@ -152,6 +157,18 @@ def parse_spark(entry: nodes.Entry, path: Path | None) -> SparkSettings:
     given = nodes.fields(entry.value, path, "spark", SPARK_KEYS)
     flags = {key: nodes.boolean(flag.value, path, f"spark.{key}") for key, flag in given.items()}
     return SparkSettings(**flags)
+
+
+def parse_datafusion(entry: nodes.Entry, path: Path | None) -> DataFusionSettings:
+    """The session settings DataFusion's model depends on; one left out is not known (see
+    `DataFusionSettings`)."""
+    given = nodes.fields(entry.value, path, "datafusion", DATAFUSION_KEYS)
+    partitions = given.get("target_partitions")
+    if partitions is None:
+        return DataFusionSettings()
+    return DataFusionSettings(
+        target_partitions=nodes.positive_integer(partitions.value, path, "datafusion.target_partitions")
+    )
 
 
 def parse_report_path(entry: nodes.Entry, path: Path | None, root: Path) -> Path:

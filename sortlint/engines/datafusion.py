@@ -1,11 +1,17 @@
 """DataFusion's model: orderings hold inside each partition, and only a merge or a single
 partition makes one global.
 
-DataFusion runs a plan on several partitions at once (`target_partitions`, the number of
-cores): a table's files, and byte ranges of a large file, are read as separate file groups,
-each in its declared `WITH ORDER` order. An ORDER BY over such a scan needs no SortExec - a
-SortPreservingMergeExec merges the ordered partitions - but without the ORDER BY the
-partitions' rows come interleaved. So every ordering here is one of two kinds:
+DataFusion runs a plan on several partitions at once (`target_partitions`, by default the
+number of cores): a table's files, and byte ranges of a large file, are read as separate
+file groups, each in its declared `WITH ORDER` order. An ORDER BY over such a scan needs no
+SortExec - a SortPreservingMergeExec merges the ordered partitions - but without the ORDER
+BY the partitions' rows come interleaved. With `datafusion: {target_partitions: 1}` in the
+configuration a table is one file group, read file after file: one stream in its declared
+order when its files, in path order, continue one another's (DataFusion checks that with
+Parquet statistics and reorders the files only for a query that asks for the order), so
+an ORDER BY it satisfies is dropped by DataFusion's planner. Not told the count, sortlint
+models several partitions, which claims nothing that one partition would contradict. So
+every ordering here is one of two kinds:
 
 * inside each partition (`partitioned_by` empty, or the hash keys rows were repartitioned
   by): what DataFusion's operators that run per partition - a sort's SortExec, an
@@ -16,7 +22,8 @@ partitions' rows come interleaved. So every ordering here is one of two kinds:
 Operator by operator (each checked on the `datafusion` package, see
 tests/engines/test_datafusion_model.py):
 
-* A scan of a declared table: its orderings inside each partition.
+* A scan of a declared table: its orderings inside each partition; with one partition, a
+  global declared ordering as it is (under the caveat on its files' order above).
 * A sort is global where DataFusion keeps it: the final ORDER BY, under a LIMIT, under an
   INSERT. A sort in a subquery that nothing above needs is removed by DataFusion's optimizer
   - and a sort above that needed it is exactly what SL001 would delete - so it gives an
@@ -24,7 +31,8 @@ tests/engines/test_datafusion_model.py):
 * LIMIT gathers the partitions into one: only global orderings survive.
 * An aggregate or DISTINCT streams (`ordering_mode=Sorted` / `PartiallySorted`) over keys
   ordered inside each partition; its groups are then hash-repartitioned by the keys, so
-  they come in that order inside each partition of the keys only.
+  they come in that order inside each partition of the keys only - with one partition
+  over input in that order across all its rows, in that order everywhere.
 * A window runs without a sort when each partition fits it, as below; without PARTITION BY
   it merges (or sorts) into one partition in its order, with PARTITION BY it hash-
   repartitions by the keys and is ordered inside each of those partitions. A window
@@ -51,13 +59,21 @@ from sortlint.engines import operators
 from sortlint.engines.analysis import AggregateStrategy, Analysis, Engine, Transfer
 from sortlint.engines.comparisons import Semantics, Side
 from sortlint.engines.seeding import scan as catalog_scan
-from sortlint.ordering import Evidence, Expr, Properties, SortKey, SortOptions, types
+from sortlint.ordering import Evidence, Expr, Permutation, Properties, SortKey, SortOptions, types
 from sortlint.ordering.types import SqlType
 from sortlint.plan import nodes as n
 from sortlint.plan.aggregates import is_aggregate, unwrap
 
 
 def scan(node: n.Scan, analysis: Analysis) -> Properties:
+    """A declared table's orderings inside each partition; with one partition, a global
+    ordering as one stream - under the caveat that its files, read one after another in
+    path order, continue that order (DataFusion reorders them by their statistics only for
+    a query that asks for the order: without the ORDER BY it reads them in path order)."""
+    source = analysis.config.source(node.table)
+    if analysis.config.datafusion.one_partition and source is not None and source.scope == "global":
+        caveat = f"read as one stream (target_partitions 1) if {source.name}'s files, in path order, continue that order"
+        return catalog_scan(node, analysis, ordering_caveat=caveat)
     return catalog_scan(node, analysis).in_each_partition()
 
 
@@ -96,7 +112,7 @@ def aggregate(node: n.Aggregate, analysis: Analysis) -> Properties:
         evidence=permutation.evidence,
     )
     if ordered:
-        out = out.with_ordering(permutation.keys, permutation.evidence, keys)
+        out = out.with_ordering(permutation.keys, permutation.evidence, _groups_scope(props, permutation, keys, analysis))
     return out
 
 
@@ -104,10 +120,21 @@ def distinct(node: n.Distinct, analysis: Analysis) -> Properties:
     out = operators.distinct(node, analysis)
     names = n.output_names(node.children[0])
     columns = [Expr.column(name) for name in names]
-    permutation = operators.input_of(node, analysis).ordered_permutation(columns, per_partition=True)
+    props = operators.input_of(node, analysis)
+    permutation = props.ordered_permutation(columns, per_partition=True)
     if permutation.indices:
-        out = out.with_ordering(permutation.keys, permutation.evidence, columns)
+        out = out.with_ordering(permutation.keys, permutation.evidence, _groups_scope(props, permutation, columns, analysis))
     return out
+
+
+def _groups_scope(props: Properties, permutation: Permutation, keys: list[Expr], analysis: Analysis) -> list[Expr] | None:
+    """Where a streaming aggregate's groups come in the streamed keys' order: inside each
+    partition of the keys, which DataFusion hash-repartitions them by - or, with one
+    partition (mode=Single, no repartition) over input in that order across all its rows,
+    everywhere (None)."""
+    if analysis.config.datafusion.one_partition and props.satisfies(permutation.keys):
+        return None
+    return keys
 
 
 def _union_all(node: n.SetOp) -> bool:

@@ -25,20 +25,29 @@ from sortlint.plan import nodes as n
 from sortlint.plan.dialect import sql_dialect
 
 
-def scan(node: n.Scan, analysis: Analysis, carried: Callable[[Source], Source] = lambda source: source) -> Properties:
-    """The catalog's declarations (those the target's scan `carried`), and what the rows are
-    known to satisfy because another statement of the repository wrote them
-    (`sortlint.engines.stored`)."""
+def scan(
+    node: n.Scan,
+    analysis: Analysis,
+    carried: Callable[[Source], Source] = lambda source: source,
+    ordering_caveat: str | None = None,
+) -> Properties:
+    """The catalog's declarations (those the target's scan `carried`; its orderings under
+    `ordering_caveat`, see `seed`), and what the rows are known to satisfy because another
+    statement of the repository wrote them (`sortlint.engines.stored`)."""
     source = analysis.config.source(node.table)
     if source is None:
         props = analysis.nothing_known()
     else:
-        props = seed(carried(source), node.alias, analysis.semantics.arithmetic)
+        props = seed(carried(source), node.alias, analysis.semantics.arithmetic, ordering_caveat)
     return props if node.stored is None else read_back(props, node.stored, node.alias)
 
 
-def seed(source: Source, alias: str, arithmetic: Arithmetic = Arithmetic()) -> Properties:
-    """The catalog's declarations about a table, over columns qualified by `alias`."""
+def seed(
+    source: Source, alias: str, arithmetic: Arithmetic = Arithmetic(), ordering_caveat: str | None = None
+) -> Properties:
+    """The catalog's declarations about a table, over columns qualified by `alias`. An
+    `ordering_caveat` is a condition, nothing checks, under which the engine reads the
+    table in its declared orderings (see `Evidence.caveat`)."""
 
     def column(name: str) -> Expr:
         return Expr.column(name, alias)
@@ -68,7 +77,7 @@ def seed(source: Source, alias: str, arithmetic: Arithmetic = Arithmetic()) -> P
         ]
         where = f"{source.name} ({ordering.location})"
         evidence = Evidence(
-            "declared", f"declared ordering {ordering} of {where}", enforced=known
+            "declared", f"declared ordering {ordering} of {where}", enforced=known, caveat=ordering_caveat
         )
         props = props.with_ordering(keys, [evidence], partitioned_by)
     for unique in source.unique:

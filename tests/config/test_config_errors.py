@@ -38,7 +38,8 @@ def test_unknown_top_level_key(tmp_path):
     assert error.line == 2
     assert error.message == (
         "unknown key 'sorces' in the configuration (did you mean 'sources'?); allowed keys: "
-        "contracts_report, dialect, docs_url, exclude, ignore, include, select, sources, spark, target"
+        "contracts_report, datafusion, dialect, docs_url, exclude, ignore, include, select, sources, spark, "
+        "target"
     )
 
 
@@ -698,7 +699,8 @@ def test_unknown_key_in_pyproject_tool_sortlint(tmp_path):
     assert error.line == 7
     assert error.message == (
         "unknown key 'selekt' in [tool.sortlint] (did you mean 'select'?); allowed keys: "
-        "contracts_report, dialect, docs_url, exclude, ignore, include, select, sources, spark, target"
+        "contracts_report, datafusion, dialect, docs_url, exclude, ignore, include, select, sources, spark, "
+        "target"
     )
 
 
@@ -833,3 +835,50 @@ def test_every_error_of_a_configuration_is_reported_in_one_run(tmp_path, capsys)
             "expected a sqlglot dialect: ")[1].strip()],
     ]
     assert all(line.startswith("error: ") for line in err.splitlines())
+
+
+# --- datafusion ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("value", "got"), [
+    ("0", "the integer 0"),
+    ("-2", "the integer -2"),
+    ("4.0", "the number 4.0"),
+    ("'4'", "the string '4'"),
+    ("true", "the boolean true"),
+    ("[1]", "a list"),
+])
+def test_datafusion_target_partitions_must_be_a_positive_integer(tmp_path, value, got):
+    error = config_error(tmp_path, f"target: datafusion\ndatafusion:\n  target_partitions: {value}\n")
+    assert (error.line, error.message) == (
+        3, f"datafusion.target_partitions must be a positive integer, got {got}"
+    )
+
+
+def test_unknown_key_under_datafusion(tmp_path):
+    error = config_error(tmp_path, "datafusion:\n  partitions: 1\n")
+    assert (error.line, error.message) == (
+        2, "unknown key 'partitions' in datafusion; allowed keys: target_partitions"
+    )
+
+
+def test_datafusion_settings_must_be_a_mapping(tmp_path):
+    error = config_error(tmp_path, "datafusion: 4\n")
+    assert (error.line, error.message) == (1, "datafusion must be a mapping, got the integer 4")
+
+
+def test_a_bad_target_partitions_is_one_error_line_among_the_others(tmp_path, capsys):
+    """Validated with the whole configuration: each error on its line, exit 2."""
+    from sortlint.cli import main
+
+    (tmp_path / "sortlint.yml").write_text("target: datafusion\ndatafusion: {target_partitions: 0}\ndialect: nosuch\n")
+    (tmp_path / "q.sql").write_text("SELECT 1\n")
+    assert main(["check", str(tmp_path / "q.sql"), "--config", str(tmp_path / "sortlint.yml")]) == 2
+    out, err = capsys.readouterr()
+    where = tmp_path / "sortlint.yml"
+    assert out == ""
+    assert err.splitlines()[0] == (
+        f"error: {where}:2: datafusion.target_partitions must be a positive integer, got the integer 0"
+    )
+    assert err.splitlines()[1].startswith(f"error: {where}:3: unknown dialect 'nosuch'")
+    assert len(err.splitlines()) == 2

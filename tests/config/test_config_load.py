@@ -11,6 +11,7 @@ import pytest
 from sortlint.config import (
     Column,
     Config,
+    DataFusionSettings,
     DeclaredOrdering,
     Location,
     OrderingItem,
@@ -388,3 +389,20 @@ def test_spark_ansi_mode_is_on_unless_said_otherwise(tmp_path):
     assert load_config(write(tmp_path, "sortlint.yml", "target: spark\n")).spark.ansi is True
     path = write(tmp_path, "off.yml", "spark:\n  ansi: false\n")
     assert load_config(path).spark == SparkSettings(ansi=False)
+
+
+def test_datafusion_target_partitions_is_unknown_unless_given(tmp_path):
+    """Not given, DataFusion's count is the CPUs of the machine that runs the query, which
+    sortlint does not know: None, whatever machine loads the configuration (the cache key,
+    the configuration's repr, is the same on every machine)."""
+    default = load_config(write(tmp_path, "sortlint.yml", "target: datafusion\n"))
+    assert default.datafusion == DataFusionSettings(target_partitions=None)
+    assert not default.datafusion.one_partition
+    assert "DataFusionSettings(target_partitions=None)" in repr(default)
+    one = load_config(write(tmp_path, "one.yml", "target: datafusion\ndatafusion: {target_partitions: 1}\n"))
+    assert one.datafusion.one_partition
+    four = load_config(write(tmp_path, "four.yml", "datafusion:\n  target_partitions: 4\n"))
+    assert (four.datafusion.target_partitions, four.datafusion.one_partition) == (4, False)
+    toml = write(tmp_path / "p", "pyproject.toml",
+                 "[tool.sortlint]\ntarget = 'datafusion'\n[tool.sortlint.datafusion]\ntarget_partitions = 1\n")
+    assert load_config(toml).datafusion == DataFusionSettings(target_partitions=1)

@@ -138,3 +138,20 @@ def test_a_double_equal_to_zero_is_no_constant(tmp_path):
     (tmp_path / "q.sql").write_text("SELECT id, x FROM z WHERE x = 0 ORDER BY x, id")
     result = check([tmp_path / "q.sql"], load_config(tmp_path / "sortlint.yml"))
     assert [f.code for f in result.findings] == []
+
+
+def test_one_partition_orders_files_by_statistics_only_for_a_query_that_asks(tmp_path):
+    """Why SL001's fix over a declared ordering is unsafe with `target_partitions: 1`: files
+    whose names do not sort in key order (b.parquet holds the smaller keys). DataFusion's
+    plan for the ORDER BY reads b then a, by their Parquet statistics, and sorts nothing;
+    the same query without the ORDER BY reads a then b."""
+    (tmp_path / "r").mkdir()
+    pq.write_table(pa.table({"a": pa.array([4, 5, 6], pa.int64())}), tmp_path / "r" / "a.parquet")
+    pq.write_table(pa.table({"a": pa.array([1, 2, 3], pa.int64())}), tmp_path / "r" / "b.parquet")
+    ctx = datafusion.SessionContext(datafusion.SessionConfig().with_target_partitions(1))
+    ctx.sql(f"CREATE EXTERNAL TABLE r (a BIGINT NOT NULL) STORED AS PARQUET WITH ORDER (a ASC NULLS LAST) "
+            f"LOCATION '{tmp_path / 'r'}/'").collect()
+    plan = ctx.sql("EXPLAIN SELECT a FROM r ORDER BY a").to_pandas().plan.iloc[-1]
+    assert "Sort" not in plan and plan.index("b.parquet") < plan.index("a.parquet")
+    assert [row["a"] for row in ctx.sql("SELECT a FROM r ORDER BY a").to_pylist()] == [1, 2, 3, 4, 5, 6]
+    assert [row["a"] for row in ctx.sql("SELECT a FROM r").to_pylist()] == [4, 5, 6, 1, 2, 3]

@@ -129,6 +129,8 @@ class Table:
 class Catalog:
     target: str  # "spark" | "datafusion"
     tables: list[Table]
+    # DataFusion's datafusion.execution.target_partitions, given to sortlint as well
+    target_partitions: int | None = None
 
     @property
     def dialect(self) -> str:
@@ -139,7 +141,10 @@ class Catalog:
         return next(t for t in self.tables if t.name == name)
 
     def yaml(self) -> str:
-        lines = [f"target: {self.target}", f"dialect: {self.dialect}", "sources:"]
+        lines = [f"target: {self.target}", f"dialect: {self.dialect}"]
+        if self.target_partitions is not None:
+            lines.append(f"datafusion: {{target_partitions: {self.target_partitions}}}")
+        lines.append("sources:")
         for table in self.tables:
             lines.append(f"  {table.name}:")
             lines.append("    columns:")

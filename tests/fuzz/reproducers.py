@@ -46,6 +46,7 @@ def decode(value, type_: str):
 def catalog_json(catalog: Catalog) -> dict:
     return {
         "target": catalog.target,
+        "target_partitions": catalog.target_partitions,
         "tables": [
             {
                 "name": t.name,
@@ -77,7 +78,7 @@ def catalog_from_json(data: dict) -> Catalog:
             bucketed=t["bucketed"], default_nulls=set(t["default_nulls"]),
             files=[[tuple(decode(v, c.type) for v, c in zip(row, columns)) for row in f] for f in t["files"]],
         ))
-    return Catalog(data["target"], tables)
+    return Catalog(data["target"], tables, data.get("target_partitions"))
 
 
 def case_json(case: Case) -> dict:

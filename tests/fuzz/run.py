@@ -6,8 +6,9 @@
 Settings come from the environment: FUZZ_SEED (default 1), FUZZ_COUNT (queries per engine,
 default 500), FUZZ_OUT (reproducer directory, default ./fuzz-failures), FUZZ_SHRINK (how many
 failures of one signature to shrink, default 1; 0 writes them as found), FUZZ_SHRINK_SECONDS
-(once shrinking has taken this long, failures are written as found; default 900) and FUZZ_BATCH
-(cases per catalog, default 40). A signature is the failure class, the rules whose fixes were
+(once shrinking has taken this long, failures are written as found; default 900), FUZZ_BATCH
+(cases per catalog, default 40) and FUZZ_PARTITIONS (DataFusion's target_partitions, each a run
+of its own and told to sortlint as `datafusion: {target_partitions: N}`; default 1,4). A signature is the failure class, the rules whose fixes were
 applied, what their findings rest on, and the query's shape.
 
 Each batch is one generated catalog and FUZZ_BATCH cases over it, checked by one sortlint run
@@ -24,7 +25,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from fuzz import reproducers
@@ -131,6 +132,21 @@ class Engine:
 
     name: str
 
+    @property
+    def label(self) -> str:
+        """The engine and its settings, as the summary names them."""
+        return self.name
+
+    @property
+    def slug(self) -> str:
+        """The engine and its settings in a reproducer's directory name (runs with other
+        settings write next to it)."""
+        return self.name
+
+    def configure(self, catalog: Catalog) -> Catalog:
+        """The catalog with the settings sortlint must be told the engine runs with."""
+        return catalog
+
     def prepare(self, catalog: Catalog, workdir: Path, previous=None):
         """A harness over `catalog`'s freshly written tables, keeping `previous`'s counts."""
         raise NotImplementedError
@@ -166,6 +182,17 @@ class DataFusionEngine(Engine):
     def __init__(self, target_partitions: int = 4):
         self.target_partitions = target_partitions
 
+    @property
+    def label(self) -> str:
+        return f"datafusion (target_partitions {self.target_partitions})"
+
+    @property
+    def slug(self) -> str:
+        return f"datafusion-p{self.target_partitions}"
+
+    def configure(self, catalog: Catalog) -> Catalog:
+        return replace(catalog, target_partitions=self.target_partitions)
+
     def prepare(self, catalog, workdir, previous=None):
         from fuzz import datafusion_engine
 
@@ -180,7 +207,7 @@ class DataFusionEngine(Engine):
 def fuzz(engine: Engine, seed: int, count: int, workdir: Path, out: Path | None,
          batch_size: int = 40, shrink: int = 1, shrink_budget: int = 60,
          shrink_seconds: float = 900, log=print) -> Report:
-    report = Report(engine.name)
+    report = Report(engine.label)
     started = time.perf_counter()
     target = engine.name
     modes = ("safe", "unsafe") if target == "spark" else ("safe",)
@@ -192,6 +219,7 @@ def fuzz(engine: Engine, seed: int, count: int, workdir: Path, out: Path | None,
     while done < count:
         size = min(batch_size, count - done)
         catalog, cases = generate_batch(seed, batch, target, size)
+        catalog = engine.configure(catalog)
         batch += 1
         outcome = run_batch(workdir / "batch", catalog.yaml(), {c.filename: c.text for c in cases}, modes)
         rejected = [e for e in outcome.errors if "sortlint.yml" in e]
@@ -216,7 +244,7 @@ def fuzz(engine: Engine, seed: int, count: int, workdir: Path, out: Path | None,
                     failure = Shrinker(lambda c, q: engine.check_one(c, q, workdir), shrink_budget).shrink(failure)
                     harness = engine.prepare(catalog, workdir, harness)  # shrinking replaced the tables
                     shrink_spent += time.perf_counter() - began
-                directory = out / f"{failure.engine}-{failure.kind}-{seed}-{n}"
+                directory = out / f"{engine.slug}-{failure.kind}-{seed}-{n}"
                 report.written.append(reproducers.write(failure, directory))
         report.engine_stats.update(harness.stats)
         if hasattr(harness, "agreement"):
@@ -225,9 +253,9 @@ def fuzz(engine: Engine, seed: int, count: int, workdir: Path, out: Path | None,
                 examples[label] += 1
                 if out is not None and examples[label] <= 3:
                     name = label.replace(", ", "-").replace(" ", "-").lower()
-                    directory = out / f"datafusion-agreement-{name}-{seed}-{examples[label]}"
+                    directory = out / f"{engine.slug}-agreement-{name}-{seed}-{examples[label]}"
                     report.written.append(reproducers.write_disagreement(label, *disagreement, directory))
-        log(f"[{engine.name}] {done}/{count} queries, {len(report.failures)} differences, "
+        log(f"[{engine.label}] {done}/{count} queries, {len(report.failures)} differences, "
             f"{time.perf_counter() - started:.0f} s")
     report.seconds = time.perf_counter() - started
     return report
@@ -273,12 +301,13 @@ def main(argv: list[str]) -> int:
     shrink = int(os.environ.get("FUZZ_SHRINK", "1"))
     shrink_seconds = float(os.environ.get("FUZZ_SHRINK_SECONDS", "900"))
     batch = int(os.environ.get("FUZZ_BATCH", "40"))
+    partitions = [int(n) for n in os.environ.get("FUZZ_PARTITIONS", "1,4").split(",")]
     reports = []
     with tempfile.TemporaryDirectory(prefix="sortlint-fuzz-") as tmp:
         work = Path(tmp)
-        if which in ("datafusion", "all"):
-            reports.append(fuzz(DataFusionEngine(), seed, count, work, out, batch, shrink,
-                                shrink_seconds=shrink_seconds))
+        for target_partitions in partitions if which in ("datafusion", "all") else ():
+            reports.append(fuzz(DataFusionEngine(target_partitions), seed, count, work, out, batch,
+                                shrink, shrink_seconds=shrink_seconds))
             print(reports[-1].summary(), flush=True)
         if which in ("spark", "all"):
             reports.append(fuzz(_spark_engine(work), seed, count, work, out, batch, shrink,

@@ -150,7 +150,7 @@ def _drop_columns(table: Table, names: set[str]) -> Table:
 
 
 def _with_table(catalog: Catalog, table: Table) -> Catalog:
-    return Catalog(catalog.target, [table if t.name == table.name else t for t in catalog.tables])
+    return replace(catalog, tables=[table if t.name == table.name else t for t in catalog.tables])
 
 
 class Shrinker:
@@ -188,7 +188,7 @@ class Shrinker:
         named = _named(best.case.text)
         used = [t for t in best.catalog.tables if t.name.split(".")[-1].lower() in named]
         if len(used) < len(best.catalog.tables) and used:
-            got = self.attempt(Catalog(best.catalog.target, used), best.case, cls)
+            got = self.attempt(replace(best.catalog, tables=used), best.case, cls)
             if got:
                 return got
         return best

@@ -1,5 +1,6 @@
-"""A small fixed-seed slice of the fuzzers (`make fuzz` runs them long): 40 Spark queries and
-40 DataFusion queries, each engine's batch checked by one sortlint run per mode.
+"""A small fixed-seed slice of the fuzzers (`make fuzz` runs them long): 40 Spark queries, and
+40 DataFusion queries with target_partitions 1 and again with 4 (the counts DataFusion's own
+tests run with), each batch checked by one sortlint run per mode.
 
 Each test asserts that one class of failure that must never happen does not occur in the
 slice. A class today's sortlint still produces at these seeds is a strict expected failure
@@ -32,10 +33,10 @@ def spark_report(spark, tmp_path_factory):  # noqa: F811
         spark_engine.restore(spark, previous)
 
 
-@pytest.fixture(scope="module")
-def datafusion_report(tmp_path_factory):
+@pytest.fixture(scope="module", params=[1, 4], ids=lambda n: f"target_partitions={n}")
+def datafusion_report(request, tmp_path_factory):
     pytest.importorskip("datafusion")
-    return fuzz(DataFusionEngine(), DATAFUSION_SEED, COUNT, tmp_path_factory.mktemp("fuzz-datafusion"),
+    return fuzz(DataFusionEngine(request.param), DATAFUSION_SEED, COUNT, tmp_path_factory.mktemp("fuzz-datafusion"),
                 out=None, batch_size=COUNT, log=lambda _: None)
 
 

@@ -13,7 +13,9 @@ Under `target: spark` the input's order is one Spark itself gives: a sort it kee
 inner sort is removed by Spark under an outer one: that one is SL002's), `ORDER BY ...
 LIMIT`, a window without PARTITION BY, or keys made constant by the query. A table's
 declared ordering is its layout, not the order Spark reads it in, so it never satisfies an
-ORDER BY. Under `target: datafusion` a declared `WITH ORDER` is read in order.
+ORDER BY. Under `target: datafusion` a declared `WITH ORDER` is read in order inside each
+partition, which a final ORDER BY merges; with `datafusion: {target_partitions: 1}` the
+table is one partition, and an ORDER BY its order satisfies is reported.
 
 A sort that writes a table's declared layout is never reported (SL301 judges writes).
 
@@ -30,7 +32,9 @@ Removing the clause is safe when the order comes from the query itself (an inner
 WHERE constant). When it rests on a declared ordering (a DataFusion table declared
 `engine_known: false`, a declared constant) or on another file's code (a constant an
 upstream dbt model's WHERE makes), the fix is unsafe: it is right only while the table
-really holds what is declared, or while that code stays as it is.
+really holds what is declared, or while that code stays as it is. So is one resting on a
+DataFusion table read as one partition: without the ORDER BY, DataFusion reads its files in
+path order.
 """
 
 from __future__ import annotations
