@@ -109,7 +109,7 @@ def _if_a_string(
     if (
         semantics.only_a_string_equals is None
         or other.literal
-        or other.type is not None
+        or props.type_of(other.expr) is not None  # known, if not modelled (a collated string)
         or not (isinstance(node, exp.Literal) and node.is_string)
         or not semantics.only_a_string_equals(node.this)
     ):

@@ -8,6 +8,8 @@ nullability, constants, orderings (global or per partition), unique keys - each 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import sqlglot
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
@@ -22,22 +24,36 @@ from sortlint.plan.dialect import sql_dialect
 
 
 def scan(node: n.Scan, analysis: Analysis) -> Properties:
-    source = analysis.config.source(node.table)
+    source = declared_source(node.table, analysis)
     if source is None:
         return analysis.nothing_known()
-    return seed(source, node.alias, analysis.semantics.arithmetic)
+    return seed(source, node.alias, analysis.semantics.arithmetic, analysis.config.types_of(node.table))
 
 
-def seed(source: Source, alias: str, arithmetic: Arithmetic = Arithmetic()) -> Properties:
-    """The catalog's declarations about a table, over columns qualified by `alias`."""
+def declared_source(table: str, analysis: Analysis) -> Source | None:
+    """What the catalog says of a table: its declaration, or - where only column types were
+    learned of it (`Config.column_types`) - an empty one; None when nothing is known."""
+    source = analysis.config.source(table)
+    if source is None and analysis.config.types_of(table):
+        return Source(table)
+    return source
+
+
+def seed(
+    source: Source, alias: str, arithmetic: Arithmetic = Arithmetic(), learned_types: Mapping[str, str] | None = None
+) -> Properties:
+    """The catalog's declarations about a table, over columns qualified by `alias`; the
+    column types `learned_types` has (from dbt) where the declaration gives none."""
 
     def column(name: str) -> Expr:
         return Expr.column(name, alias)
 
     declared = f"of {source.name} ({source.location})"
     known = source.engine_known
+    types = {column(name): type_ for name, type_ in (learned_types or {}).items()}
+    types.update({column(c.name): c.type for c in source.columns if c.type})
     props = Properties(
-        types={column(c.name): c.type for c in source.columns if c.type},
+        types=types,
         not_null=frozenset(column(c.name) for c in source.columns if not c.nullable),
         arithmetic=arithmetic,
     )

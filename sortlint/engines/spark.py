@@ -65,10 +65,11 @@ ASCENDING = SortOptions.spark()
 
 
 def scan(node: n.Scan, analysis: Analysis) -> Properties:
-    source = analysis.config.source(node.table)
+    source = seeding.declared_source(node.table, analysis)
     if source is None:
         return analysis.nothing_known()
-    return seeding.seed(known_to_spark(source), node.alias, analysis.semantics.arithmetic)
+    return seeding.seed(known_to_spark(source), node.alias, analysis.semantics.arithmetic,
+                        analysis.config.types_of(node.table))
 
 
 def known_to_spark(source: Source) -> Source:

@@ -101,6 +101,12 @@ def test_a_known_type_teaches_as_before_without_a_caveat():
     assert _facts("s = 1", {"s": "string"}).constant(Expr.column("s")) is None
 
 
+@pytest.mark.parametrize("declared", ["string collate utf8_lcase", "binary", "char(20)"])
+def test_a_known_type_the_model_does_not_compare_gives_no_fact(declared):
+    # A collated string equals 'APP.example.com' too: known not to be a plain string.
+    assert _facts("host = 'app.example.com'", {"host": declared}).constant(Expr.column("host")) is None
+
+
 @pytest.mark.parametrize(
     "condition",
     [
