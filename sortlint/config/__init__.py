@@ -11,6 +11,7 @@ from sortlint.config.catalog import parse_source
 from sortlint.config.discovery import find_config, load_config
 from sortlint.config.model import (
     Column,
+    ColumnTypes,
     Config,
     DataFusionSettings,
     DbtOptions,
@@ -24,6 +25,7 @@ from sortlint.config.model import (
 
 __all__ = [
     "Column",
+    "ColumnTypes",
     "Config",
     "DataFusionSettings",
     "DbtOptions",

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from functools import cached_property
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import ClassVar, Literal
+from typing import ClassVar, Literal, TypeVar
 
 from sortlint.config.globs import excluded, excludes_folder, selected
 from sortlint.config.syntax import BadText, table_parts
@@ -150,6 +150,20 @@ class Source:
 
 
 @dataclass(frozen=True)
+class ColumnTypes:
+    """The types of some of a table's columns, learned rather than declared: a dbt property
+    file's `data_type`, the catalog `dbt docs generate` wrote. Not the list of the table's
+    columns (a property file names those it documents) and no contract: nothing checks it.
+    A column's type declared in the catalog (`Source.columns`) wins over these."""
+
+    table: str
+    types: tuple[tuple[str, str], ...]  # (column, type as the catalog writes it), lower case
+
+    def as_dict(self) -> dict[str, str]:
+        return dict(self.types)
+
+
+@dataclass(frozen=True)
 class SparkSettings:
     """Spark session settings that change what the planner does with an ordered input, or
     what an expression computes.
@@ -224,6 +238,7 @@ class Config:
     datafusion: DataFusionSettings = DataFusionSettings()
     dbt: DbtOptions = DbtOptions()  # set by the command line, not read from the catalog
     sources: tuple[Source, ...] = ()
+    column_types: tuple[ColumnTypes, ...] = ()  # learned from dbt (`with_column_types`)
     contracts_report: Path | None = None  # what `sortlint contracts --write-report` recorded
     # the documentation site rule links point at (a team's own mirror); None: the project's
     docs_url: str | None = None
@@ -240,31 +255,27 @@ class Config:
         parts wins; if two share as many (``a.events`` and ``b.events`` for ``events``), the
         reference is ambiguous and nothing is returned, because guessing a contract is unsafe.
         """
-        wanted = _name_parts(name)
-        best: Source | None = None
-        best_length = 0
-        tied = False
-        for have, source in self._named_sources.get(wanted[-1], ()):
-            if have == wanted:
-                return source
-            length = min(len(have), len(wanted))
-            if have[-length:] != wanted[-length:]:
-                continue
-            if length > best_length:
-                best, best_length, tied = source, length, False
-            elif length == best_length:
-                tied = True
-        return None if tied else best
+        return _named(self._named_sources, name)
+
+    def types_of(self, table: str) -> dict[str, str]:
+        """The column types learned for a table (`column_types`), found as `source` finds
+        a declaration: column -> type."""
+        found = _named(self._named_column_types, table)
+        return found.as_dict() if found is not None else {}
 
     @cached_property
     def _named_sources(self) -> dict[str, list[tuple[tuple[str, ...], Source]]]:
         """Each declaration with its name's parts, parsed once, by the last part (a large
         project declares hundreds of tables, and every table a query names is looked up)."""
-        named: dict[str, list[tuple[tuple[str, ...], Source]]] = {}
-        for source in self.sources:
-            parts = _name_parts(source.name)
-            named.setdefault(parts[-1], []).append((parts, source))
-        return named
+        return _by_last_part((source.name, source) for source in self.sources)
+
+    @cached_property
+    def _named_column_types(self) -> dict[str, list[tuple[tuple[str, ...], ColumnTypes]]]:
+        return _by_last_part((types.table, types) for types in self.column_types)
+
+    def with_column_types(self, extra: Iterable[ColumnTypes]) -> Config:
+        """This config with more learned column types (from dbt)."""
+        return replace(self, column_types=self.column_types + tuple(extra))
 
     def with_sources(self, extra: Iterable[Source]) -> Config:
         """This config with more declarations (from dbt ``meta``), refusing a second declaration.
@@ -307,6 +318,36 @@ class Config:
         selected = max((len(p) for p in self.select if code.startswith(p)), default=-1)
         ignored = max((len(p) for p in self.ignore if code.startswith(p)), default=-1)
         return selected > ignored
+
+
+_Named = TypeVar("_Named")
+
+
+def _by_last_part(named: Iterable[tuple[str, _Named]]) -> dict[str, list[tuple[tuple[str, ...], _Named]]]:
+    found: dict[str, list[tuple[tuple[str, ...], _Named]]] = {}
+    for name, value in named:
+        parts = _name_parts(name)
+        found.setdefault(parts[-1], []).append((parts, value))
+    return found
+
+
+def _named(found: dict[str, list[tuple[tuple[str, ...], _Named]]], name: str) -> _Named | None:
+    """What `name` refers to among names by their last part (`Config.source` says how)."""
+    wanted = _name_parts(name)
+    best: _Named | None = None
+    best_length = 0
+    tied = False
+    for have, value in found.get(wanted[-1], ()):
+        if have == wanted:
+            return value
+        length = min(len(have), len(wanted))
+        if have[-length:] != wanted[-length:]:
+            continue
+        if length > best_length:
+            best, best_length, tied = value, length, False
+        elif length == best_length:
+            tied = True
+    return None if tied else best
 
 
 def _name_parts(name: str) -> tuple[str, ...]:

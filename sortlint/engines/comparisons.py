@@ -6,8 +6,15 @@ something about `a` and `b` themselves only where their casts keep distinct valu
 and in order (`exact_cast`): then `a = b` makes `a` and `b` one equivalence class, and
 `a = literal` makes `a` a constant - whose value is known when the literal is cast to `a`'s
 own type (`d = '2024-01-02'` on a date pins `d` to `DATE '2024-01-02'`). A string cast to
-a number (`'01' = 1` and `' 1' = 1` are both true) teaches nothing; neither does a side
-whose type is not known.
+a number (`'01' = 1` and `' 1' = 1` are both true) teaches nothing.
+
+A side whose type is not known teaches nothing either - except against a string literal
+the engine casts to no other type (`host = 'app.example.com'`: no number, date, timestamp
+or boolean is written so). Whatever `host`'s type, then, a row passes only where `host`
+is that string: a non-string `host` fails the query or matches no row. The fact holds if
+`host` is a plain string - which nothing checks, so it carries that caveat, and a fix
+resting on it is unsafe (`Evidence.fixes_safely`): a collated string
+(`STRING COLLATE UTF8_LCASE`) equals 'APP.example.com' too.
 
 Which casts an engine makes is the target's (`Semantics.comparison`, in
 `sortlint.engines.spark` and `sortlint.engines.datafusion`); this module draws the facts.
@@ -16,7 +23,7 @@ Which casts an engine makes is the target's (`Semantics.comparison`, in
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from sqlglot import exp
 
@@ -57,6 +64,9 @@ class Semantics:
     arithmetic: Arithmetic
     comparison: Comparison
     equal_floats_sort_together: bool = True
+    # Whether no cast of the target to a type other than a string accepts this string (the
+    # literal's value): None where the target's casts are not modelled - no fact.
+    only_a_string_equals: Callable[[str], bool] | None = None
 
 
 def equality(
@@ -70,7 +80,7 @@ def equality(
         return props
     casts = semantics.comparison(*sides)
     if casts is None:
-        return props
+        return _if_a_string(props, sides, evidence, semantics)
     if not semantics.equal_floats_sort_together and any(
         t is not None and t.family == "floating" for t in (*casts, *(s.type for s in sides))
     ):
@@ -87,6 +97,26 @@ def equality(
     if all(kept):
         return props.with_equality(left, right, evidence)
     return props
+
+
+def _if_a_string(
+    props: Properties, sides: tuple[Side, Side], evidence: list[Evidence], semantics: Semantics
+) -> Properties:
+    """`e = 'text'` where `e`'s type is not known: `e` is the constant 'text' if it is a
+    plain string, when the target casts 'text' to no other type (see the module's text)."""
+    literal, other = sides if sides[0].literal else (sides[1], sides[0])
+    node = literal.expr.node
+    if (
+        semantics.only_a_string_equals is None
+        or other.literal
+        or props.type_of(other.expr) is not None  # known, if not modelled (a collated string)
+        or not (isinstance(node, exp.Literal) and node.is_string)
+        or not semantics.only_a_string_equals(node.this)
+    ):
+        return props
+    caveat = f"if {other.expr} is a plain string: no other type equals {literal.expr}"
+    conditional = [replace(e, caveat=caveat if e.caveat is None else f"{e.caveat}; {caveat}") for e in evidence]
+    return props.with_constant(other.expr, literal.expr, conditional)
 
 
 def _side(props: Properties, expr: Expr) -> Side:

@@ -9,7 +9,7 @@ known to satisfy (`sortlint.engines.stored`). A table nothing is known of starts
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 import sqlglot
 from sqlglot import exp
@@ -32,20 +32,36 @@ def scan(
     ordering_caveat: str | None = None,
 ) -> Properties:
     """The catalog's declarations (those the target's scan `carried`; its orderings under
-    `ordering_caveat`, see `seed`), and what the rows are known to satisfy because another
-    statement of the repository wrote them (`sortlint.engines.stored`)."""
-    source = analysis.config.source(node.table)
+    `ordering_caveat`, see `seed`) with the column types learned of the table, and what the
+    rows are known to satisfy because another statement of the repository wrote them
+    (`sortlint.engines.stored`)."""
+    source = declared_source(node.table, analysis)
     if source is None:
         props = analysis.nothing_known()
     else:
-        props = seed(carried(source), node.alias, analysis.semantics.arithmetic, ordering_caveat)
+        learned = analysis.config.types_of(node.table)
+        props = seed(carried(source), node.alias, analysis.semantics.arithmetic, learned, ordering_caveat)
     return props if node.stored is None else read_back(props, node.stored, node.alias)
 
 
+def declared_source(table: str, analysis: Analysis) -> Source | None:
+    """What the catalog says of a table: its declaration, or - where only column types were
+    learned of it (`Config.column_types`) - an empty one; None when nothing is known."""
+    source = analysis.config.source(table)
+    if source is None and analysis.config.types_of(table):
+        return Source(table)
+    return source
+
+
 def seed(
-    source: Source, alias: str, arithmetic: Arithmetic = Arithmetic(), ordering_caveat: str | None = None
+    source: Source,
+    alias: str,
+    arithmetic: Arithmetic = Arithmetic(),
+    learned_types: Mapping[str, str] | None = None,
+    ordering_caveat: str | None = None,
 ) -> Properties:
-    """The catalog's declarations about a table, over columns qualified by `alias`. An
+    """The catalog's declarations about a table, over columns qualified by `alias`; the
+    column types `learned_types` has (from dbt) where the declaration gives none. An
     `ordering_caveat` is a condition, nothing checks, under which the engine reads the
     table in its declared orderings (see `Evidence.caveat`)."""
 
@@ -54,8 +70,10 @@ def seed(
 
     declared = f"of {source.name} ({source.location})"
     known = source.engine_known
+    types = {column(name): type_ for name, type_ in (learned_types or {}).items()}
+    types.update({column(c.name): c.type for c in source.columns if c.type})
     props = Properties(
-        types={column(c.name): c.type for c in source.columns if c.type},
+        types=types,
         not_null=frozenset(column(c.name) for c in source.columns if not c.nullable),
         arithmetic=arithmetic,
     )

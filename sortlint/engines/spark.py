@@ -36,6 +36,7 @@ modelled here forgets every ordering.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from functools import partial
 
@@ -544,9 +545,57 @@ def _decimal_side(side: Side) -> SqlType | None:
     return types.as_decimal(side.type) if side.type is not None else None
 
 
+# --- strings no other type equals --------------------------------------------------------
+#
+# Spark compares a string with a number, a date, a timestamp or a boolean by casting the
+# string (above; an interval, a binary... see `only_a_string_equals`). Its cast parsers are
+# lenient: they trim whitespace and control characters; a date is 'yyyy', 'yyyy-m' or
+# 'yyyy-mm-dd anything'; a timestamp may be a time alone ('12:00', 'T12'); 'epoch', 'now',
+# 'today', 'yesterday' and 'tomorrow' (optionally with a zone) are dates and timestamps; a
+# boolean is t/true/y/yes/1 or f/false/n/no/0; a double also NaN, inf, infinity, signed;
+# all of them case-insensitive. What none of them accepts is decided conservatively: a
+# string that starts with letters that are no word a parse knows ('app.example.com',
+# 'eu-west-1'), or one with letters, no digit and no such word at all (without ANSI mode
+# '.' and '-.' are the integer 0: a string of signs and points is no string to claim). tests/engines/
+# test_untyped_comparisons.py holds each accepted string to Spark's casts and comparisons,
+# with ANSI mode and without (the answer is the same: a cast fails, or is NULL).
+
+# The words Spark's casts read as a value ('T' also starts a time: 'T12:00'; an interval
+# may start with the word 'interval').
+CAST_WORDS = frozenset((
+    "t", "true", "y", "yes", "f", "false", "n", "no",  # booleans
+    "nan", "inf", "infinity",  # doubles and floats
+    "epoch", "now", "today", "yesterday", "tomorrow",  # dates and timestamps
+    "interval",  # intervals
+))
+# What Spark's parsers trim (`Character.isWhitespace`, `isISOControl`) and split a special
+# date from its zone at: no less than they do.
+_BLANKS = r"[\s\x00-\x1f\x7f-\x9f]"
+_TRIMMED = re.compile(f"^{_BLANKS}+|{_BLANKS}+$")
+_SPLIT = re.compile(f"{_BLANKS}+")
+_LEADING_LETTERS = re.compile("[A-Za-z]+")
+
+
+def only_a_string_equals(text: str) -> bool:
+    """Whether no Spark cast of a string to another type accepts `text`: then a column of
+    another type compared with it fails the query (ANSI mode) or matches no row. Casts to
+    types a string is never compared as (intervals, arrays, structs, variants: the
+    comparison is refused) do not matter; a binary column compares bytes - one value too."""
+    trimmed = _TRIMMED.sub("", text)
+    if not trimmed:
+        return True  # no cast accepts an empty or blank string
+    leading = _LEADING_LETTERS.match(trimmed)
+    if leading is not None:
+        return leading.group().lower() not in CAST_WORDS
+    if any(character.isnumeric() for character in trimmed) or not any(c.isalpha() for c in trimmed):
+        return False  # a number, or signs and points ('.' is the integer 0 without ANSI mode)
+    words = {word.lower().lstrip("+-") for word in _SPLIT.split(trimmed)}
+    return not words & CAST_WORDS
+
+
 def semantics(settings: SparkSettings) -> Semantics:
     """Spark's arithmetic and comparisons under the session's settings: with ANSI mode
     (`spark.sql.ansi.enabled`, on by default since 4.0) an integer or decimal overflow fails
     the query; without it integers wrap around and decimals turn NULL."""
     arithmetic = types.Arithmetic(overflow="error" if settings.ansi else "wrap")
-    return Semantics(arithmetic, partial(comparison, ansi=settings.ansi))
+    return Semantics(arithmetic, partial(comparison, ansi=settings.ansi), only_a_string_equals=only_a_string_equals)

@@ -1,6 +1,6 @@
 """The persistent cache is never stale: each input a file's findings depend on - an upstream
-model, a macro, a property file, a var, the configuration, a view in another file,
-sortlint's version - changes them on the next run exactly as a run without the cache would;
+model, a macro, a property file, dbt's catalog.json, a var, the configuration, a view in
+another file, sortlint's version - changes them on the next run exactly as a run without the cache would;
 a damaged or read-only cache is ignored with one note; two runs at once both report right.
 
 Every scenario runs the real command twice per state, with the cache and without it, and
@@ -8,6 +8,7 @@ asserts both give the expected findings."""
 
 from __future__ import annotations
 
+import json
 import os
 import pickle
 import subprocess
@@ -170,6 +171,23 @@ def test_an_edited_property_file_declaration_changes_the_findings(project, capsy
         line.replace("kind is", "host is").replace("kind = 'sms'", "host = 'b'").replace(":10:", ":16:")
         for line in by_declaration
     ]
+
+
+def test_an_edited_dbt_catalog_changes_the_findings(project, capsys):
+    """dbt's catalog.json (`dbt docs generate`) gives column types: under target: datafusion a
+    column of unknown type teaches nothing, a string one is the constant the WHERE says."""
+    write(project, {"sortlint.yml": "target: datafusion\n",
+                    "models/staging/stg_events.sql": STAGED.replace("kind = {{ wanted_kind() }}", "host = 'a'")})
+    assert findings(project, capsys) == []
+
+    def catalog(host_type: str) -> str:
+        columns = {"host": {"type": host_type, "index": 1, "name": "host", "comment": None}}
+        return json.dumps({"nodes": {}, "sources": {"source.shop.raw.events": {"columns": columns}}})
+
+    write(project, {"target/catalog.json": catalog("string")})
+    assert findings(project, capsys) == HOST_A
+    write(project, {"target/catalog.json": catalog("binary")})  # not compared by the model: no fact
+    assert findings(project, capsys) == []
 
 
 def test_an_edited_configuration_changes_the_findings(project, capsys):

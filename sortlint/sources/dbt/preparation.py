@@ -1,7 +1,7 @@
 """What a check learns of the dbt projects among its files before it reads any file.
 
 For each project: the `meta: {sortlint: ...}` declarations of its YAML (they join the
-catalog), and the name each enabled model's table is read by, with the model's file - so
+catalog), the column types its property files and dbt's `catalog.json` give, and the name each enabled model's table is read by, with the model's file - so
 that a file reading `ref('m')` has `m` analysed first, on demand, and a check of one file
 renders only that file and its upstream models, never the whole project.
 
@@ -11,8 +11,8 @@ per content of the project: a project's *context* is a digest of everything a mo
 rendering may read beyond its own file - `dbt_project.yml`, the property files, macros,
 installed packages, seeds, every model's `config(...)` (an alias or a schema changes what
 `ref` renders), the environment variables the project's files name, the run's vars and
-renderer and the versions of sortlint, dbt and sqlglot. When dbt itself may render the
-project, every byte of every model counts too (dbt renders them all at once). The context
+renderer, the versions of sortlint, dbt and sqlglot, and dbt's `catalog.json` (column
+types, `project.column_types`). When dbt itself may render the project, every byte of every model counts too (dbt renders them all at once). The context
 keys what is kept here, and every result the cache keeps for the project's files.
 """
 
@@ -24,7 +24,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from sortlint.config import Config, Source, nodes
+from sortlint.config import ColumnTypes, Config, Source, nodes
 from sortlint.errors import UserError
 # `compiled` and `context` (importlib.metadata, the macro library, dbt's runner) are imported
 # where used, once a checked file is found in a dbt project: a check of plain SQL pays
@@ -63,6 +63,7 @@ class ProjectScan:
     project: dbt.Project
     declarations: tuple[Source, ...]
     tables: dict[str, Path]  # a model's table name -> its file
+    column_types: tuple[ColumnTypes, ...] = ()  # `data_type`s, dbt's catalog.json
 
 
 def prepare(files: Sequence[Path], reading: Reading) -> Preparation:
@@ -75,6 +76,7 @@ def prepare(files: Sequence[Path], reading: Reading) -> Preparation:
     from sortlint.sources.dbt import context as dbt_context
 
     declared: list[Source] = []
+    learned: list[ColumnTypes] = []
     definers: dict[str, Path] = {}
     contexts: dict[Path, str] = {}
     upstream: dict[Path, tuple[Path, ...]] = {}
@@ -89,12 +91,14 @@ def prepare(files: Sequence[Path], reading: Reading) -> Preparation:
         _require_dbt_rendering(scan.project, config)
         properties.save(dbt.property_scans_used)
         declared += scan.declarations
+        learned += scan.column_types
         definers.update(scan.tables)
         contexts[root] = reading.memo[project_context_key(root)] = context
         upstream.update(referenced_models(scan.project))
         dbt_context.library(scan.project)  # every macro file's names, kept for the next run
     macros.save(dbt_context.macro_scans.keys())
     config = config.with_sources(declared) if declared else config
+    config = config.with_column_types(learned) if learned else config
     return Preparation(config, definers, contexts, upstream)
 
 
@@ -150,7 +154,7 @@ def _scan(project: dbt.Project, config: Config) -> ProjectScan:
         for model, path in project.models().items()
         if not compiled.is_disabled(project, path, config)
     }
-    return ProjectScan(project, declarations, tables)
+    return ProjectScan(project, declarations, tables, tuple(dbt.column_types(project, relations)))
 
 
 def project_context(root: Path, config: Config, store: Store | None) -> str:
@@ -188,7 +192,16 @@ def project_context(root: Path, config: Config, store: Store | None) -> str:
         if profiles and (Path(profiles) / "profiles.yml").is_file():
             parts.append((Path(profiles) / "profiles.yml").read_bytes())
         parts.append(_stamp(root / output_paths[0] / "manifest.json"))  # read when fresh
+    # dbt's catalog (`dbt docs generate`) gives column types: every byte counts
+    parts.append(_content(root / output_paths[0] / dbt.CATALOG_FILE))
     return digest(*parts)
+
+
+def _content(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None
 
 
 def _stamp(path: Path) -> tuple[int, int] | None:

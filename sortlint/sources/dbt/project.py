@@ -30,6 +30,7 @@ Nothing here imports sqlfluff; rendering is `sortlint.sources.dbt.rendering`.
 from __future__ import annotations
 
 import contextlib
+import json
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -39,9 +40,10 @@ from typing import Any, Literal
 import yaml
 from yaml.constructor import SafeConstructor
 
-from sortlint.config import DbtOptions, Source, parse_source
+from sortlint.config import ColumnTypes, DbtOptions, Source, parse_source
 from sortlint.config import nodes
 from sortlint.config.model import Target
+from sortlint.config.syntax import BadText, column_type
 from sortlint.errors import ConfigError, UserError
 from sortlint.sources.dbt.secret_env import env_value
 from sortlint.sources.frontend import Reading
@@ -565,6 +567,118 @@ def _file_declarations(
     found += [parse_source(relation(model), value, path, target, line=nodes.line_of(key))
               for model, key, value in file.model_blocks]
     return tuple(found), frozenset(model for model, _, _ in file.model_blocks)
+
+
+# ---------------------------------------------------------------------------------------------
+# Column types: what the project says of its columns' types, beyond sortlint's blocks
+
+
+CATALOG_FILE = "catalog.json"  # what `dbt docs generate` writes under the target path
+
+
+def column_types(project: Project, relations: Mapping[str, str] | None = None) -> list[ColumnTypes]:
+    """The column types of the project's models and source tables, named as `declarations`
+    names them: each column's `data_type` in the property files (dbt's model contracts and
+    column docs), else its type in `<target-path>/catalog.json` (`dbt docs generate`), when
+    there is one. A type is kept only as sortlint's catalog reads it (`column_type`); any
+    other spelling (`text`, `timestamp_tz`, a typo) leaves the column's type unknown."""
+    relations = relations or {}
+
+    def relation(model: str) -> str:
+        return relations.get(model) or str(project.ref(model))
+
+    naming = (sorted(relations.items()), sorted((m, str(r)) for m, r in project.relations.items()), project.name)
+    learned: dict[str, dict[str, str]] = {}  # table -> column -> type; the first source wins
+
+    def learn(table: str, types: Iterable[tuple[str, str]]) -> None:
+        known = learned.setdefault(table, {})
+        for column, type_ in types:
+            known.setdefault(column, type_)
+
+    for path in property_files(project):
+        def parsed(path: Path = path) -> tuple[tuple[str, tuple[tuple[str, str], ...]], ...]:
+            return _file_column_types(path, relation, project.disabled)
+
+        for table, types in _scanned(("column types", str(path), _read(path), naming), parsed):
+            learn(table, types)
+    for table, types in _catalog_column_types(project.root / project.target_path / CATALOG_FILE, project, relation):
+        learn(table, types)
+    return [ColumnTypes(table, tuple(sorted(types.items()))) for table, types in learned.items() if types]
+
+
+def _file_column_types(
+    path: Path, relation: Callable[[str], str], disabled: frozenset[str]
+) -> tuple[tuple[str, tuple[tuple[str, str], ...]], ...]:
+    """(table, ((column, type), ...)) for each model and source table of a property file
+    whose columns say a `data_type` sortlint reads."""
+    with _yaml_syntax(path):
+        root = nodes.compose(_read(path))
+    found = []
+    for _, _, table_relation, node in source_tables(root):
+        found.append((str(table_relation), _data_types(node)))
+    for model_node in _list(_mapping(root).get("models", (None, None))[1]):
+        name = _text(_mapping(model_node), "name")
+        if name is not None and name not in disabled:
+            found.append((relation(name), _data_types(model_node)))
+    return tuple((table, types) for table, types in found if types)
+
+
+def _data_types(node: yaml.Node) -> tuple[tuple[str, str], ...]:
+    found = []
+    for column in _list(_mapping(node).get("columns", (None, None))[1]):
+        entries = _mapping(column)
+        type_ = _spark_type(_text(entries, "data_type"))
+        name = _text(entries, "name")
+        if name is not None and type_ is not None:
+            found.append((name.lower(), type_))
+    return tuple(found)
+
+
+def _spark_type(text: str | None) -> str | None:
+    """A type as sortlint's catalog writes it, or None when it reads none in `text`."""
+    if text is None:
+        return None
+    try:
+        type_, _ = column_type(text)
+    except BadText:
+        return None
+    return type_
+
+
+def _catalog_column_types(
+    path: Path, project: Project, relation: Callable[[str], str]
+) -> list[tuple[str, list[tuple[str, str]]]]:
+    """(table, [(column, type)]) for each of the project's models and sources in dbt's
+    `catalog.json`; nothing when there is none or it does not read as one."""
+    try:
+        catalog = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return []
+    found = []
+    for section in ("nodes", "sources"):
+        entries = catalog.get(section) if isinstance(catalog, dict) else None
+        for unique_id, entry in (entries.items() if isinstance(entries, dict) else ()):
+            parts = str(unique_id).split(".")
+            if len(parts) < 3 or parts[1] != project.name or not isinstance(entry, dict):
+                continue
+            if parts[0] == "model" and len(parts) == 3 and parts[2] not in project.disabled:
+                table = relation(parts[2])
+            elif parts[0] == "source" and len(parts) == 4:
+                table = str(project.source(parts[2], parts[3]))
+            else:
+                continue  # seeds, snapshots, versioned models: not read
+            columns = entry.get("columns")
+            types = [
+                (str(name).lower(), type_)
+                for name, column in (columns.items() if isinstance(columns, dict) else ())
+                if isinstance(column, dict) and (type_ := _spark_type(_str(column.get("type")))) is not None
+            ]
+            found.append((table, types))
+    return found
+
+
+def _str(value: object) -> str | None:
+    return value if isinstance(value, str) else None
 
 
 @dataclass(frozen=True)
