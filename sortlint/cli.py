@@ -530,25 +530,39 @@ def _docs(config) -> str:
 def _report(args, findings, errors, texts, files: int, outcomes, docs: str) -> str:
     """The report in the format asked for: its findings, and the errors as entries where the
     format has a place for them (the text report counts them)."""
-    from sortlint.report import github, gitlab, json_format, junit, rdjson, sarif, statistics, text
-
+    # Each format's module is imported when it is asked for (junit's pulls in xml.etree).
     form = args.output_format
     if args.statistics:
+        from sortlint.report import statistics
+
         if form == "json":
             return statistics.render_json(findings, args.unsafe_fixes)
         return statistics.render_text(findings, args.unsafe_fixes)
     if form == "json":
+        from sortlint.report import json_format
+
         return json_format.render(findings, errors)
     if form == "github":
+        from sortlint.report import github
+
         return github.render(findings, errors)
     if form == "sarif":
+        from sortlint.report import sarif
+
         return sarif.render(findings, errors, texts, docs)
     if form == "gitlab":
+        from sortlint.report import gitlab
+
         return gitlab.render(findings, texts)
     if form == "rdjson":
+        from sortlint.report import rdjson
+
         return rdjson.render(findings, texts, docs)
     if form == "junit":
+        from sortlint.report import junit
+
         return junit.render(findings, errors, files)
+    from sortlint.report import text
     from sortlint.report.colors import Palette, wants_color
 
     fixing = args.fix or args.diff

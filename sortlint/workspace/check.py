@@ -78,8 +78,6 @@ def check(
     an `on_file`, which sees as much of each statement as `on_file_sees` says (the fixer
     proves its fixes with `Kept.FACTS`); a check that reports lets each plan go once it is
     linted. `progress(done, total)` hears of each file done."""
-    from sortlint.workspace.workers import analyse_ahead
-
     discovery = discover(paths, config, force_exclude)
     result = Result(errors=discovery.errors, skipped=discovery.skipped)
     files = discovery.files
@@ -90,6 +88,8 @@ def check(
     keep = Kept.PLANS if plans else on_file_sees
     workspace = Workspace(reading, preparation, files, None if fresh else store)
     if not fresh and jobs > 1:
+        from sortlint.workspace.workers import analyse_ahead  # multiprocessing: not for one process
+
         uncached = [path for path in files if not workspace.in_store(path)]
         workspace.candidates.update(analyse_ahead(uncached, workspace, jobs, start_method))
     for done, path in enumerate(files, 1):
