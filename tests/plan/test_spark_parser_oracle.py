@@ -201,7 +201,7 @@ def test_the_statements_of_the_examples(spark):
     result = check([root], load_config(root / "sortlint.yml"), plans=True)
     assert result.all_errors == []
     statements = [s.unit.text for f in result.files for s in f.statements if s.unit.kind in ("sql", "dbt_model")]
-    assert len(statements) == 51
+    assert len(statements) == 53
     assert disagreements(spark, statements) == []
 
 
