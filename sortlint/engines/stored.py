@@ -40,7 +40,7 @@ def rows_written(
     if len(write.columns) != len(outputs) or len(set(outputs)) < len(outputs):
         return None
     mapping = [(Expr.column(output), Expr.column(column)) for output, column in zip(outputs, write.columns)]
-    facts = cited(analysis.of(write.children[0]).project(mapping).without_orderings(), file)
+    facts = cited(analysis.of(write.children[0]).project(mapping).without_orderings(), write.target, file)
     if write.rows == "replace":
         return facts
     if write.rows == "increments":
@@ -48,11 +48,16 @@ def rows_written(
     return None if previous is None else Properties.union([previous, facts])
 
 
-def cited(props: Properties, file: str) -> Properties:
-    """The facts with their evidence re-cited as another file's code (`file`)."""
+def cited(props: Properties, table: str, file: str) -> Properties:
+    """The facts with their evidence re-cited as another file's code (`file`, which writes
+    `table`); a fact the query makes without a clause to cite (`'email' AS kind`) cites the
+    query."""
     cache: dict[Evidence, Evidence] = {}
+    the_query = frozenset((Evidence("upstream", f"the query that writes {table} in {file}"),))
 
     def upstream(evidence: frozenset[Evidence]) -> frozenset[Evidence]:
+        if not evidence:
+            return the_query
         return frozenset(cache.setdefault(e, _cited(e, file)) for e in evidence)
 
     return props.but(

@@ -136,6 +136,23 @@ def test_one_file_is_checked_with_its_upstream_models(project, capsys):
     assert findings(project, capsys) == HOST_A
 
 
+@pytest.mark.parametrize("arguments", [(), ("models/marts/daily.sql",)], ids=["whole", "one file"])
+def test_an_edited_upstream_table_model_changes_what_its_readers_know_under_spark(project, capsys, arguments):
+    """Under Spark a model is a table its readers know by the facts of its query (not inlined
+    as under DataFusion): those facts are part of what a reader's record holds."""
+    write(project, {"sortlint.yml": CATALOG.replace("datafusion", "spark")})
+
+    def cited_as_a_table(lines: list[str]) -> list[str]:
+        return [line.replace("(models/staging/stg_events.sql:1)", "(line 1) in models/staging/stg_events.sql")
+                for line in lines]
+
+    assert findings(project, capsys, *arguments) == cited_as_a_table(KIND_EMAIL)
+    write(project, {"models/staging/stg_events.sql": STAGED.replace("kind = {{ wanted_kind() }}", "host = 'a'")})
+    assert findings(project, capsys, *arguments) == cited_as_a_table(HOST_A)
+    write(project, {"models/staging/stg_events.sql": STAGED.replace(" where kind = {{ wanted_kind() }}", "")})
+    assert findings(project, capsys, *arguments) == []
+
+
 def test_an_edited_macro_changes_the_findings(project, capsys):
     assert findings(project, capsys) == KIND_EMAIL
     write(project, {"macros/kinds.sql": "{% macro wanted_kind() %}kind{% endmacro %}\n"})

@@ -1,0 +1,259 @@
+"""A table another statement of the repository wrote is read with the row-set facts of the
+query that wrote it - constants, equal columns, keys, types - never its order; each finding
+resting on them cites that file, says it is another file's code, and its fix is unsafe.
+
+How the write leaves the table decides what survives: a dbt table, view or ephemeral model,
+CREATE TABLE AS, INSERT OVERWRITE of the whole table and saveAsTable keep every fact; an
+append keeps what holds of the old rows and the new; a dbt incremental model keeps what every
+run of its query guarantees; a partition overwritten keeps nothing.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+import spark_support
+from sortlint.cli import main
+from spark_support import spark  # noqa: F401  (the session fixture)
+
+UPSTREAM = " (another file's code, which may change) [upstream]"
+
+TICKETS = """\
+target: spark
+sources:
+  raw.tickets:
+    columns: {id: bigint not null, kind: string not null, channel: string, opened_at: timestamp}
+"""
+DBT_SCHEMA = """\
+version: 2
+sources:
+  - name: raw
+    tables:
+      - name: tickets
+"""
+
+
+def write(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return root
+
+
+def check(root: Path, capsys, *arguments: str) -> list[str]:
+    """The finding lines of `sortlint check ARGUMENTS` run in `root` (the whole repository
+    when no path is named)."""
+    previous = Path.cwd()
+    os.chdir(root)
+    try:
+        code = main(["check", "--no-cache", "--dbt-renderer", "builtin", *arguments, *([] if any(
+            not a.startswith("-") for a in arguments) else ["."])])
+    finally:
+        os.chdir(previous)
+    out, err = capsys.readouterr()
+    assert code in (0, 1), out + err
+    return [line for line in out.splitlines() if ": SL" in line]
+
+
+def dbt_project(root: Path, models: dict[str, str]) -> Path:
+    return write(root, {
+        "sortlint.yml": TICKETS,
+        "dbt_project.yml": "name: desk\n",
+        "models/sources.yml": DBT_SCHEMA,
+        **{f"models/{name}": text for name, text in models.items()},
+    })
+
+
+# ---------------------------------------------------------------------------------------------
+# Along the dbt DAG
+
+STAGED_EMAILS = """\
+{{ config(materialized='view') }}
+select id, kind, channel
+from {{ source('raw', 'tickets') }}
+where kind = 'email'
+"""
+BY_CHANNEL = """\
+{{ config(materialized='table') }}
+select kind, channel, count(*) as tickets
+from {{ ref('stg_tickets') }}
+group by kind, channel
+"""
+KIND_IS_EMAIL = (
+    "models/marts/by_channel.sql:4:10: SL103 [*unsafe] group key kind is constant: WHERE tickets.kind = "
+    "'email' (line 4) in models/staging/stg_tickets.sql" + UPSTREAM
+)
+
+
+def test_a_constant_of_an_upstream_model_is_known_downstream(tmp_path, capsys):
+    dbt_project(tmp_path, {"staging/stg_tickets.sql": STAGED_EMAILS, "marts/by_channel.sql": BY_CHANNEL})
+    assert check(tmp_path, capsys) == [KIND_IS_EMAIL]
+    # what pre-commit runs: the one staged file, its upstream model analysed on demand
+    assert check(tmp_path, capsys, "models/marts/by_channel.sql") == [KIND_IS_EMAIL]
+
+
+def test_the_fix_keeps_any_value_of_the_column_not_the_upstream_value(tmp_path, capsys):
+    dbt_project(tmp_path, {"staging/stg_tickets.sql": STAGED_EMAILS, "marts/by_channel.sql": BY_CHANNEL})
+    assert check(tmp_path, capsys, "--fix") == [KIND_IS_EMAIL]  # unsafe: left as it is
+    assert (tmp_path / "models/marts/by_channel.sql").read_text() == BY_CHANNEL
+    check(tmp_path, capsys, "--fix", "--unsafe-fixes")
+    assert (tmp_path / "models/marts/by_channel.sql").read_text() == BY_CHANNEL.replace(
+        "select kind, channel,", "select any_value(kind) AS kind, channel,"
+    ).replace("group by kind, channel", "group by channel")
+
+
+def test_facts_travel_along_a_chain_of_models(tmp_path, capsys):
+    dbt_project(tmp_path, {
+        "staging/stg_tickets.sql": STAGED_EMAILS,
+        "intermediate/int_tickets.sql": "select id, kind, channel from {{ ref('stg_tickets') }}\n",
+        "marts/by_channel.sql": BY_CHANNEL.replace("stg_tickets", "int_tickets"),
+    })
+    assert check(tmp_path, capsys, "models/marts/by_channel.sql") == [KIND_IS_EMAIL]
+
+
+def test_an_upstream_grouping_key_is_unique_downstream(tmp_path, capsys):
+    dbt_project(tmp_path, {
+        "staging/per_channel.sql": "{{ config(materialized='table') }}\n"
+                                   "select channel, count(*) as tickets\n"
+                                   "from {{ source('raw', 'tickets') }}\ngroup by channel\n",
+        "marts/report.sql": "select channel, tickets, count(*) as n\nfrom {{ ref('per_channel') }}\n"
+                            "group by channel, tickets\n",
+    })
+    assert check(tmp_path, capsys) == [
+        "models/marts/report.sql:3:19: SL103 [*unsafe] group key tickets is determined by the earlier keys: "
+        "GROUP BY (line 4) in models/staging/per_channel.sql" + UPSTREAM
+    ]
+
+
+def test_an_incremental_model_keeps_its_constants_but_not_its_keys(tmp_path, capsys):
+    incremental = ("{{ config(materialized='incremental') }}\n"
+                   "select channel, kind, count(*) as tickets\nfrom {{ source('raw', 'tickets') }}\n"
+                   "where kind = 'email'\ngroup by channel, kind\n")
+    dbt_project(tmp_path, {
+        "staging/daily.sql": incremental,
+        "marts/report.sql": "select channel, kind, tickets, count(*) as n\nfrom {{ ref('daily') }}\n"
+                            "group by channel, kind, tickets\n",
+    })
+    # every run appends its groups: channel is unique in each run's rows, not in the table
+    assert check(tmp_path, capsys) == [
+        "models/marts/report.sql:3:19: SL103 [*unsafe] group key kind is constant: WHERE tickets.kind = "
+        "'email' (line 4) in models/staging/daily.sql" + UPSTREAM,
+        "models/staging/daily.sql:5:19: SL103 [*] group key kind is constant: WHERE tickets.kind = 'email' "
+        "(line 4) [query]",
+    ]
+
+
+def test_an_upstream_order_is_never_known_downstream(tmp_path, capsys):
+    dbt_project(tmp_path, {
+        "staging/sorted.sql": "{{ config(materialized='table') }}\n"
+                              "select id, channel from {{ source('raw', 'tickets') }} order by id\n",
+        "marts/report.sql": "select id, channel from {{ ref('sorted') }} order by id\n",
+    })
+    assert check(tmp_path, capsys) == []
+
+
+# ---------------------------------------------------------------------------------------------
+# Across SQL files
+
+SQL_CATALOG = TICKETS
+
+
+def sql_repository(root: Path, files: dict[str, str]) -> Path:
+    return write(root, {"sortlint.yml": SQL_CATALOG, **files})
+
+
+READER = "SELECT kind, channel, count(*) AS n FROM emails GROUP BY kind, channel;\n"
+READER_FINDING = ("c_read.sql:1:58: SL103 [*unsafe] group key kind is constant: WHERE tickets.kind = 'email' "
+                  "(line 1) in a_create.sql" + UPSTREAM)
+CREATE_EMAILS = "CREATE TABLE emails AS SELECT id, kind, channel FROM raw.tickets WHERE kind = 'email';\n"
+
+
+A_CREATE = "in a_create.sql"
+B_WRITE = "in b_write.sql"
+BOTH = "in a_create.sql; WHERE tickets.kind = 'email' (line 1) in b_write.sql"  # what holds of old and new rows
+
+
+@pytest.mark.parametrize("writer, cited", [
+    ("", A_CREATE),
+    ("INSERT INTO emails SELECT id, kind, channel FROM raw.tickets WHERE kind = 'email';\n", BOTH),
+    ("INSERT INTO emails SELECT id, kind, channel FROM raw.tickets WHERE kind = 'chat';\n", None),
+    ("INSERT INTO emails SELECT id, kind, channel FROM raw.tickets;\n", None),
+    ("INSERT OVERWRITE emails SELECT id, kind, channel FROM raw.tickets WHERE kind = 'email';\n", B_WRITE),
+    ("INSERT OVERWRITE emails SELECT id, kind, channel FROM raw.tickets;\n", None),
+    ("INSERT OVERWRITE emails PARTITION (channel) SELECT id, 'sms', channel FROM raw.tickets;\n", None),
+    ("INSERT INTO emails (id, channel, kind) SELECT id, channel, 'email' FROM raw.tickets;\n",
+     "in a_create.sql; the query that writes emails in b_write.sql"),
+    ("INSERT INTO emails SELECT id, channel, kind FROM raw.tickets WHERE kind = 'email';\n", None),
+], ids=["created", "appended alike", "appended other", "appended any", "overwritten alike",
+        "overwritten any", "partition overwritten", "column list", "by position, names differ"])
+def test_what_a_later_write_leaves_of_a_tables_facts(tmp_path, capsys, writer, cited):
+    files = {"a_create.sql": CREATE_EMAILS, "c_read.sql": READER}
+    if writer:
+        files["b_write.sql"] = writer
+    sql_repository(tmp_path, files)
+    found = [line for line in check(tmp_path, capsys) if line.startswith("c_read.sql")]
+    assert found == ([] if cited is None else [READER_FINDING.replace(A_CREATE, cited)])
+
+
+def test_create_table_if_not_exists_may_keep_other_rows(tmp_path, capsys):
+    sql_repository(tmp_path, {"a_create.sql": CREATE_EMAILS.replace("TABLE", "TABLE IF NOT EXISTS"),
+                              "c_read.sql": READER})
+    assert check(tmp_path, capsys) == []
+
+
+# ---------------------------------------------------------------------------------------------
+# Written by PySpark
+
+JOB = """\
+from pyspark.sql import SparkSession, functions as F
+
+spark = SparkSession.builder.getOrCreate()
+emails = spark.table("raw.tickets").where(F.col("kind") == "email").select("id", "kind", "channel")
+emails.write{mode}.saveAsTable("emails")
+"""
+
+
+@pytest.mark.parametrize("mode, kept", [("", True), (".mode('overwrite')", True), (".mode('append')", False),
+                                        (".mode('ignore')", False)])
+def test_a_table_a_job_saved_is_read_with_its_facts(tmp_path, capsys, mode, kept):
+    sql_repository(tmp_path, {"a_create.py": JOB.format(mode=mode), "c_read.sql": READER})
+    found = [line for line in check(tmp_path, capsys) if line.startswith("c_read.sql")]
+    expected = ("c_read.sql:1:58: SL103 [*unsafe] group key kind is constant: WHERE tickets.kind = 'email' "
+                "(line 4) in a_create.py" + UPSTREAM)
+    assert found == ([expected] if kept else [])
+
+
+# ---------------------------------------------------------------------------------------------
+# Spark runs the fixed reader on the table the upstream statement wrote
+
+
+@pytest.mark.spark
+def test_spark_gives_the_same_rows_after_the_unsafe_fixes(tmp_path, capsys, spark):
+    upstream = ("CREATE TABLE per_channel AS SELECT channel, kind, count(*) AS tickets FROM raw.tickets "
+                "WHERE kind = 'email' GROUP BY channel, kind;\n")
+    reader = ("SELECT channel, kind, tickets, count(*) AS n FROM per_channel "
+              "GROUP BY channel, kind, tickets ORDER BY channel, kind;\n")
+    sql_repository(tmp_path, {"a_create.sql": upstream, "c_read.sql": reader})
+    read = [line.split(": ")[1].split(" ")[0] for line in check(tmp_path, capsys) if line.startswith("c_read")]
+    assert read == ["SL103", "SL103", "SL003"]
+    check(tmp_path, capsys, "--fix", "--unsafe-fixes")
+    fixed = (tmp_path / "c_read.sql").read_text()
+    assert fixed == ("SELECT channel, any_value(kind) AS kind, any_value(tickets) AS tickets, count(*) AS n "
+                     "FROM per_channel GROUP BY channel ORDER BY channel;\n")
+
+    spark.sql("CREATE DATABASE IF NOT EXISTS raw")
+    spark.sql("DROP TABLE IF EXISTS raw.tickets")
+    spark.sql("DROP TABLE IF EXISTS per_channel")
+    rows = [(i, ["email", "chat", "sms"][i % 3], [None, "web", "phone", "mail"][i % 4], None) for i in range(400)]
+    frame = spark.createDataFrame(rows, "id bigint, kind string, channel string, opened_at timestamp")
+    frame.repartition(4).write.saveAsTable("raw.tickets")  # several files
+    spark.sql(upstream.rstrip(";\n"))
+    before, after = (spark.sql(sql.rstrip(";\n")) for sql in (reader, fixed))
+    assert spark_support.schema_of(spark, reader.rstrip(";\n")) == spark_support.schema_of(spark, fixed.rstrip(";\n"))
+    assert Counter(map(tuple, before.collect())) == Counter(map(tuple, after.collect()))
+    assert len(before.collect()) == 4
