@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -37,27 +38,42 @@ def analyse_statement(unit: Unit, root: n.Node, config: Config) -> Analysis:
 def lint_statement(unit: Unit, root: n.Node, config: Config, analysis: Analysis | None = None) -> list[Finding]:
     context = Context(unit, root, analysis or analyse_statement(unit, root, config))
     rules = [rule for rule in all_rules() if config.rule_enabled(rule.code)]
-    found: dict[tuple, Finding] = {}
+    # A CTE read twice is built twice, one copy under each reader: its clauses are reported
+    # once, and only what holds in every copy (a sort that one reader's join ignores may be
+    # what the other reader's collect_list relies on).
+    copies: Counter[tuple] = Counter()
+    found: dict[tuple, tuple[Finding, tuple]] = {}  # each finding once, with the clause it is about
+    seen: Counter[tuple] = Counter()  # in how many copies of its clause a finding was made
     for node in own_nodes(root, unit):
+        clause = _clause(node)
+        copies[clause] += 1
         for rule in rules:
             for finding in rule.check(node, context):
-                # A CTE read twice is built twice: report its clauses once.
                 key = (finding.code, finding.line, finding.column, finding.end_line, finding.end_column)
-                if key not in found:
-                    found[key] = finding
+                found.setdefault(key, (finding, clause))
+                seen[key] += 1
+    reported = [finding for key, (finding, clause) in found.items() if seen[key] >= copies[clause]]
     caveat = getattr(unit.offsets, "caveat", None)
     if caveat:
         # The rendering the findings rest on may not be the one the warehouse runs: they
         # say so, and their fixes are applied only when asked for unsafe ones.
-        found = {
-            key: replace(
+        reported = [
+            replace(
                 f,
                 message=f"{f.message} [{caveat}]",
                 fix=f.fix.at_most(Applicability.UNSAFE) if f.fix is not None else None,
             )
-            for key, f in found.items()
-        }
-    return sorted(found.values(), key=lambda f: f.sort_key)
+            for f in reported
+        ]
+    return sorted(reported, key=lambda f: f.sort_key)
+
+
+def _clause(node: n.Node) -> tuple:
+    """What identifies the clause a node was built from, the same in every copy of a CTE."""
+    span = node.span
+    if span is None:
+        return (id(node),)
+    return (type(node).__name__, span.start, span.end, id(span.unit))
 
 
 def output_types(statement: Statement, analysis: Analysis) -> tuple[str | None, ...]:

@@ -22,3 +22,26 @@ def test_evidence_from_a_view_in_another_file_names_that_file_and_its_line(tmp_p
         "c.sql:3:29: SL003 [*] sort key b is constant: WHERE t.b = 1 (line 2) [query]",
         "Found 2 findings in 3 files.",
     ]
+
+
+def test_a_cte_read_twice_reports_only_what_holds_for_every_reader(tmp_path, monkeypatch, capsys):
+    """The ORDER BY of a CTE that a join and a collect_list both read does nothing for the
+    join, but it is the order collect_list sees: no SL002 (dbt_project_evaluator's
+    fct_model_naming_conventions orders a CTE so for listagg)."""
+    from sortlint.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "sortlint.yml").write_text("target: spark\n")
+    cte = "with p as (select model_type, prefix_value from prefixes order by prefix_value)\n"
+    (tmp_path / "both.sql").write_text(
+        cte + "select m.name, agg.prefixes from models m join p on m.model_type = p.model_type\n"
+        "join (select model_type, array_join(collect_list(prefix_value), ', ') as prefixes from p "
+        "group by model_type) agg on m.model_type = agg.model_type\n")
+    (tmp_path / "join_only.sql").write_text(
+        cte + "select m.name, p.prefix_value from models m join p on m.model_type = p.model_type\n"
+        "join p q on m.model_type = q.model_type\n")
+    assert main(["check", "--no-cache", "."]) == 1
+    assert [line for line in capsys.readouterr().out.splitlines() if ": SL" in line] == [
+        "join_only.sql:1:58: SL002 [*] ORDER BY has no effect: its rows feed a join, which does not keep "
+        "the order of its inputs. Spark removes this sort itself; the clause only misleads readers [query]"
+    ]

@@ -10,7 +10,6 @@ runs once per project and run (one process for the whole project), cached by con
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -144,13 +143,11 @@ def test_every_literal_of_the_rendering_maps_to_the_same_raw_text(corpus, reques
 @pytest.mark.dbt_core
 def test_evaluator_findings_rendered_by_dbt(evaluator, capsys, monkeypatch):
     monkeypatch.chdir(evaluator.parent)
-    assert main(["check", "--jobs", "1", "dbt_project_evaluator"]) == 1
-    found = [" ".join(re.match(r"(\S+): (SL\d+)", line).groups())
-             for line in capsys.readouterr().out.splitlines() if ": SL" in line]
-    # the two CTEs ordered for listagg feed aggregates behind Spark's hash exchange: no SL101
-    assert found == [
-        "dbt_project_evaluator/models/marts/structure/fct_model_naming_conventions.sql:26:5 SL002",
-    ]
+    assert main(["check", "--jobs", "1", "dbt_project_evaluator"]) == 0
+    # The two CTEs ordered for listagg feed aggregates behind Spark's hash exchange: no SL101.
+    # One of them (fct_model_naming_conventions.sql:26) also feeds a join: its ORDER BY does
+    # nothing there, but it is what the listagg's collect_list reads, so it is no SL002.
+    assert capsys.readouterr().out == "All checks passed (128 files).\n"
 
 
 @requires_dbt
