@@ -67,13 +67,17 @@ class Statement:
             return self.root.target
         return None
 
+    @property
+    def created_columns(self) -> tuple[str, ...]:
+        """The columns of the table it creates (an insert creates none)."""
+        return self.outputs if self.defines is not None else ()
+
     def register(self, tables: Tables) -> None:
         """Make what the statement defines known to `tables`."""
         if self.view is not None:
             tables.register_view(self.view)
         elif self.defined is not None:
-            columns = self.outputs if self.defines is not None else ()
-            tables.register_table(self.defined, columns, self.stored)
+            tables.register_table(self.defined, self.created_columns, self.stored)
 
     def without_plan(self) -> Statement:
         """The statement as the fixer keeps it while it proves its fixes: what the proof

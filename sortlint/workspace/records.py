@@ -44,8 +44,7 @@ class Definition:
         if statement.view is not None:
             return cls(statement.view.name, view=replace(statement.view, spans=None))
         if statement.defined is not None:
-            columns = statement.outputs if statement.defines is not None else ()
-            return cls(statement.defined, columns=columns, stored=statement.stored)
+            return cls(statement.defined, columns=statement.created_columns, stored=statement.stored)
         return None
 
     def register(self, tables: Tables) -> None:
