@@ -42,6 +42,7 @@ class Report:
     engine: str
     queries: Counter = field(default_factory=Counter)
     findings: Counter = field(default_factory=Counter)  # (code, applicability)
+    bases: Counter = field(default_factory=Counter)  # (code, basis): what findings rest on
     fixes: Counter = field(default_factory=Counter)
     dropped: Counter = field(default_factory=Counter)
     failures: list[Failure] = field(default_factory=list)
@@ -60,6 +61,7 @@ class Report:
             for f in file.findings:
                 applicability = f["fix"]["applicability"] if f["fix"] else "no fix"
                 self.findings[(f["code"], applicability)] += 1
+                self.bases[(f["code"], f.get("basis") or "none")] += 1
             if file.safe_text is not None:
                 self.fixes["files changed by --fix"] += 1
             if file.unsafe_text is not None and file.unsafe_text != file.safe_text:
@@ -77,6 +79,10 @@ class Report:
         codes = sorted({c for c, _ in self.findings})
         for code in codes:
             parts = ", ".join(f"{n} {a}" for (c, a), n in sorted(self.findings.items()) if c == code)
+            lines.append(f"  {code}: {parts}")
+        lines.append("findings per rule (basis):")
+        for code in codes:
+            parts = ", ".join(f"{n} {b}" for (c, b), n in sorted(self.bases.items()) if c == code)
             lines.append(f"  {code}: {parts}")
         for key, n in sorted(self.fixes.items()):
             lines.append(f"{key}: {n}")
