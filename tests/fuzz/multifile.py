@@ -60,7 +60,7 @@ class UpstreamGenerator(QueryGenerator):
     def where(self, refs):
         r = self.r
         preds = []
-        for _ in range(r.choices([0, 1, 2], [15, 55, 30])[0]):
+        for _ in range(r.choices([0, 1, 2], [25, 60, 15])[0]):
             ref = r.choice(refs)
             roll = r.random()
             partners = [o for o in refs if o != ref and _comparable(o, ref)]
@@ -102,6 +102,14 @@ class ReaderGenerator(QueryGenerator):
         super().__init__(rng, Catalog(catalog.target, [upstream, other]))
         self.upstream = upstream
 
+    def where(self, refs):
+        # Seldom a WHERE of its own: the reader's constants would hide the upstream's, and its
+        # small tables would often be left without a row.
+        if self.r.random() < 0.65:
+            return ""
+        predicate = self.predicate(refs)
+        return f" WHERE {predicate}" if predicate else ""
+
     def scope(self, depth: int = 0):
         r = self.r
         roll = r.random()
@@ -136,7 +144,7 @@ class ReaderGenerator(QueryGenerator):
         return case
 
 
-def upstream_table(spark, name: str, case: Case) -> Table | None:
+def upstream_table(spark, rng: random.Random, name: str, case: Case) -> Table | None:
     """The table the upstream CTAS writes, with Spark's own output types; None when Spark
     cannot analyse the query (the case is generated again)."""
     query = case.text.split(" AS ", 1)[1]
@@ -144,6 +152,8 @@ def upstream_table(spark, name: str, case: Case) -> Table | None:
         fields = spark.sql(query).schema.fields
     except Exception:  # noqa: BLE001 - a query Spark refuses is not a case
         return None
+    if spark.sql(query).limit(1).count() == 0 and rng.random() < 0.85:
+        return None  # mostly tables with rows: every fact holds of an empty table
     names = [f.name for f in fields]
     if len(set(n.lower() for n in names)) != len(names):
         return None  # a CTAS cannot write two columns of one name
@@ -169,7 +179,7 @@ def generate_batch(spark, seed: int, batch: int, size: int, first: int) -> tuple
     while len(pairs) < size:
         table = f"up_{n:04d}"
         upstream = upstreams.upstream(f"a_{n:04d}", table)
-        written = upstream_table(spark, table, upstream)
+        written = upstream_table(spark, r, table, upstream)
         if written is None:
             continue
         reader = ReaderGenerator(r, catalog, written).case(f"q_{n:04d}")
@@ -223,6 +233,8 @@ class MultiFileHarness:
             self.stats["upstream CTAS failed (case skipped)"] += 1
             return []
         self.stats[f"upstream tables written in {'several files' if self.files(table) > 1 else 'one file'}"] += 1
+        rows = len(original.rows)
+        self.stats[f"upstream tables of {'no row' if rows == 0 else 'one row' if rows == 1 else 'several rows'}"] += 1
         failures = self.check_upstream(catalog, upstream, mine, table, original)
         for failure in self.readers.check_case(catalog, reader, theirs):
             failure.upstream = upstream

@@ -1,6 +1,6 @@
 """`make fuzz`: long differential runs against Spark and DataFusion, with reproducers.
 
-    cd tests && PYTHONPATH=..:. python -m fuzz.run [spark|datafusion|all]   (default: all)
+    cd tests && PYTHONPATH=..:. python -m fuzz.run [spark|datafusion|spark-multifile|all]   (default: all)
     cd tests && PYTHONPATH=..:. python -m fuzz.run replay fuzz-failures/<dir>
 
 Settings come from the environment: FUZZ_SEED (default 1), FUZZ_COUNT (queries per engine,
@@ -15,6 +15,12 @@ Each batch is one generated catalog and FUZZ_BATCH cases over it, checked by one
 per mode; Spark batches are 80% SQL files and 20% PySpark jobs. The summary prints the counts:
 queries, findings per rule, fixes applied (safe / unsafe), fixes dropped, failures per class,
 and the agreement of sortlint's SL001 with DataFusion's own sort decisions.
+
+`spark-multifile` (`fuzz/multifile.py`; part of `all`) makes each case two files: a CTAS of a
+generated upstream query and a reader of the table it writes, the table undeclared in
+sortlint.yml, so sortlint takes its facts from the CTAS; FUZZ_COUNT is the number of pairs.
+Its summary also counts the findings whose basis is `upstream`. Its failures are written as
+found (not shrunk), with the CTAS as `upstream.sql` beside the reader.
 """
 
 from __future__ import annotations
@@ -285,11 +291,25 @@ def replay(directory: Path) -> int:
     case = reproducers.case_from_json(data["case"])
     with tempfile.TemporaryDirectory(prefix="sortlint-replay-") as tmp:
         work = Path(tmp)
+        if "upstream" in data or data["kind"].startswith("upstream-"):
+            from fuzz import multifile
+
+            spark = _spark_engine(work).spark
+            if "upstream" in data:
+                failure = multifile.check_one(spark, catalog, reproducers.case_from_json(data["upstream"]),
+                                              case, work)
+            else:  # the CTAS's own fix failed: the CTAS alone
+                failure = multifile.check_one(spark, catalog, case, None, work)
+            return _replayed(directory, failure)
         if data["engine"] == "spark":
             engine: Engine = _spark_engine(work)
         else:
             engine = DataFusionEngine(data["settings"].get("target_partitions", 4))
         failure = engine.check_one(catalog, case, work)
+    return _replayed(directory, failure)
+
+
+def _replayed(directory: Path, failure: Failure | None) -> int:
     if failure is None:
         print(f"{directory}: passes now")
         return 0
@@ -315,9 +335,17 @@ def main(argv: list[str]) -> int:
             reports.append(fuzz(DataFusionEngine(target_partitions), seed, count, work, out, batch,
                                 shrink, shrink_seconds=shrink_seconds))
             print(reports[-1].summary(), flush=True)
+        spark = None
         if which in ("spark", "all"):
-            reports.append(fuzz(_spark_engine(work), seed, count, work, out, batch, shrink,
+            spark = _spark_engine(work)
+            reports.append(fuzz(spark, seed, count, work, out, batch, shrink,
                                 shrink_budget=40, shrink_seconds=shrink_seconds))
+            print(reports[-1].summary(), flush=True)
+        if which in ("spark-multifile", "all"):
+            from fuzz import multifile
+
+            session = spark.spark if spark is not None else _spark_engine(work).spark
+            reports.append(multifile.fuzz(session, seed, count, work, out, batch))
             print(reports[-1].summary(), flush=True)
     print(f"\nFUZZ_SEED={seed} FUZZ_COUNT={count}: "
           + ", ".join(f"{r.engine} {len(r.failures)} differences" for r in reports))
