@@ -18,7 +18,8 @@ and the agreement of sortlint's SL001 with DataFusion's own sort decisions.
 
 `spark-multifile` (`fuzz/multifile.py`; part of `all`) makes each case two files: a CTAS of a
 generated upstream query and a reader of the table it writes, the table undeclared in
-sortlint.yml, so sortlint takes its facts from the CTAS; FUZZ_COUNT is the number of pairs.
+sortlint.yml, so sortlint takes its facts from the CTAS; FUZZ_COUNT is the number of pairs
+(under `all`, FUZZ_COUNT / 5: a pair costs Spark far more than one query).
 Its summary also counts the findings whose basis is `upstream`. Its failures are written as
 found (not shrunk), with the CTAS as `upstream.sql` beside the reader.
 """
@@ -345,7 +346,9 @@ def main(argv: list[str]) -> int:
             from fuzz import multifile
 
             session = spark.spark if spark is not None else _spark_engine(work).spark
-            reports.append(multifile.fuzz(session, seed, count, work, out, batch))
+            # A pair costs Spark about fifteen single-file queries: `all` runs a fifth as many.
+            pairs = count if which == "spark-multifile" else max(1, count // 5)
+            reports.append(multifile.fuzz(session, seed, pairs, work, out, batch))
             print(reports[-1].summary(), flush=True)
     print(f"\nFUZZ_SEED={seed} FUZZ_COUNT={count}: "
           + ", ".join(f"{r.engine} {len(r.failures)} differences" for r in reports))
