@@ -50,6 +50,7 @@ class Report:
     queries: Counter = field(default_factory=Counter)
     findings: Counter = field(default_factory=Counter)  # (code, applicability)
     bases: Counter = field(default_factory=Counter)  # (code, basis): what findings rest on
+    upstream: Counter = field(default_factory=Counter)  # (code, applicability) of basis `upstream`
     fixes: Counter = field(default_factory=Counter)
     dropped: Counter = field(default_factory=Counter)
     failures: list[Failure] = field(default_factory=list)
@@ -69,6 +70,8 @@ class Report:
                 applicability = f["fix"]["applicability"] if f["fix"] else "no fix"
                 self.findings[(f["code"], applicability)] += 1
                 self.bases[(f["code"], f.get("basis") or "none")] += 1
+                if f.get("basis") == "upstream":
+                    self.upstream[(f["code"], applicability)] += 1
             if file.safe_text is not None:
                 self.fixes["files changed by --fix"] += 1
             if file.unsafe_text is not None and file.unsafe_text != file.safe_text:
@@ -91,6 +94,9 @@ class Report:
         for code in codes:
             parts = ", ".join(f"{n} {b}" for (c, b), n in sorted(self.bases.items()) if c == code)
             lines.append(f"  {code}: {parts}")
+        if self.upstream:
+            lines.append("findings resting on another file's code (basis upstream), by fix applicability: "
+                         + ", ".join(f"{c} {n} {a}" for (c, a), n in sorted(self.upstream.items())))
         for key, n in sorted(self.fixes.items()):
             lines.append(f"{key}: {n}")
         if self.dropped:
@@ -322,6 +328,7 @@ def main(argv: list[str]) -> int:
     if argv[:1] == ["replay"]:
         return max(replay(Path(d)) for d in argv[1:])
     which = argv[0] if argv else "all"
+    sys.stdout.reconfigure(line_buffering=True)  # progress lines reach a log file as they come
     seed = int(os.environ.get("FUZZ_SEED", "1"))
     count = int(os.environ.get("FUZZ_COUNT", "500"))
     out = Path(os.environ.get("FUZZ_OUT", "fuzz-failures")).resolve()
