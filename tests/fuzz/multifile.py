@@ -45,8 +45,8 @@ from fuzz.results import Result, differences
 # At most this many rows per file the CTAS writes: the small upstream tables span several files.
 ROWS_PER_FILE = "2"
 
-# The value pool a reader draws literals from, for an upstream column of a type the generator
-# did not predict (an aggregate's or window's result).
+# The value pool a reader draws literals from, for an upstream column whose type Spark gives
+# otherwise than the generator predicted (an aggregate's or a window's result).
 _KIND_OF_TYPE = {"int": "small", "bigint": "small", "double": "double", "string": "text", "date": "date",
                  "timestamp": "timestamp", "boolean": "boolean"}
 
@@ -73,7 +73,8 @@ class UpstreamGenerator(QueryGenerator):
         preds = [p for p in preds if p]
         return f" WHERE {' AND '.join(preds)}" if preds else ""
 
-    def upstream(self, name: str, table: str) -> Case:
+    def upstream(self, name: str, table: str) -> tuple[Case, dict[str, tuple[str, str]]]:
+        """The CTAS, and each output column's (type, value kind) as the generator made it."""
         r = self.r
         makers, weights = zip(*((getattr(self, shape), w) for shape, w in self.SHAPES))
         built = None
@@ -87,7 +88,8 @@ class UpstreamGenerator(QueryGenerator):
         # An ORDER BY, never a LIMIT: the table must hold the same rows each time it is written.
         if order is not False and r.random() < 0.25:
             body += self.final_order(items, allow_ordinals="union" not in features)[0]
-        return Case(name, "sql", f"CREATE TABLE {table} AS {body}", features={"upstream", *features})
+        case = Case(name, "sql", f"CREATE TABLE {table} AS {body}", features={"upstream", *features})
+        return case, {i.name: (i.type, i.kind) for i in items}
 
 
 class ReaderGenerator(QueryGenerator):
@@ -144,7 +146,8 @@ class ReaderGenerator(QueryGenerator):
         return case
 
 
-def upstream_table(spark, rng: random.Random, name: str, case: Case) -> Table | None:
+def upstream_table(spark, rng: random.Random, name: str, case: Case, made: dict[str, tuple[str, str]]
+                   ) -> Table | None:
     """The table the upstream CTAS writes, with Spark's own output types; None when Spark
     cannot analyse the query (the case is generated again)."""
     query = case.text.split(" AS ", 1)[1]
@@ -160,7 +163,10 @@ def upstream_table(spark, rng: random.Random, name: str, case: Case) -> Table | 
     columns = []
     for f in fields:
         type_ = f.dataType.simpleString()
-        kind = "decimal" if type_.startswith("decimal") else _KIND_OF_TYPE.get(type_)
+        # The generator's kind where Spark agrees on the type (strings that look like numbers,
+        # integers near overflow keep theirs), else the type's usual pool.
+        kind = made[f.name][1] if made.get(f.name, ("",))[0] == type_ else (
+            "decimal" if type_.startswith("decimal") else _KIND_OF_TYPE.get(type_))
         if kind is None:
             return None
         columns.append(Column(f.name, type_, f.nullable, kind))
@@ -178,8 +184,8 @@ def generate_batch(spark, seed: int, batch: int, size: int, first: int) -> tuple
     n = first
     while len(pairs) < size:
         table = f"up_{n:04d}"
-        upstream = upstreams.upstream(f"a_{n:04d}", table)
-        written = upstream_table(spark, r, table, upstream)
+        upstream, made = upstreams.upstream(f"a_{n:04d}", table)
+        written = upstream_table(spark, r, table, upstream, made)
         if written is None:
             continue
         reader = ReaderGenerator(r, catalog, written).case(f"q_{n:04d}")
