@@ -33,6 +33,7 @@ from __future__ import annotations
 import random
 import time
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 from fuzz import reproducers, spark_engine
@@ -103,6 +104,23 @@ class ReaderGenerator(QueryGenerator):
         other = rng.choice(catalog.tables)
         super().__init__(rng, Catalog(catalog.target, [upstream, other]))
         self.upstream = upstream
+
+    def fresh(self, stem: str) -> str:
+        # Names the upstream's own generator cannot have made (it writes e12, k_5, w3): a reader
+        # column named like an upstream column would make its final ORDER BY ambiguous.
+        self._fresh += 1
+        return f"{stem}r{self._fresh}"
+
+    def aggregates(self, refs):
+        # `count(*) AS c` is the generator's fixed name, and an upstream aggregate's too.
+        taken = {c.name for c in self.upstream.columns}
+        out = []
+        for item in super().aggregates(refs):
+            if item.name in taken:
+                name = self.fresh(item.name)
+                item = replace(item, text=f"{item.expr} AS {name}", name=name)
+            out.append(item)
+        return out
 
     def where(self, refs):
         # Seldom a WHERE of its own: the reader's constants would hide the upstream's, and its
