@@ -46,10 +46,14 @@ from fuzz.results import Result, differences
 # At most this many rows per file the CTAS writes: the small upstream tables span several files.
 ROWS_PER_FILE = "2"
 
-# The value pool a reader draws literals from, for an upstream column whose type Spark gives
-# otherwise than the generator predicted (an aggregate's or a window's result).
+# The usual value pool of each Spark type: what a reader draws literals from for an upstream
+# column whose generator kind does not fit the type Spark gives it.
 _KIND_OF_TYPE = {"int": "small", "bigint": "small", "double": "double", "string": "text", "date": "date",
                  "timestamp": "timestamp", "boolean": "boolean"}
+
+# The kinds whose values are of each usual kind's type.
+_KINDS_OF_TYPE = {"small": ("small", "wide", "id"), "text": ("text", "numtext")}
+_KINDS_OF_TYPE.update({k: (k,) for k in ("double", "decimal", "date", "timestamp", "boolean")})
 
 
 class UpstreamGenerator(QueryGenerator):
@@ -181,10 +185,13 @@ def upstream_table(spark, rng: random.Random, name: str, case: Case, made: dict[
     columns = []
     for f in fields:
         type_ = f.dataType.simpleString()
-        # The generator's kind where Spark agrees on the type (strings that look like numbers,
-        # integers near overflow keep theirs), else the type's usual pool.
-        kind = made[f.name][1] if made.get(f.name, ("",))[0] == type_ else (
-            "decimal" if type_.startswith("decimal") else _KIND_OF_TYPE.get(type_))
+        # The generator's kind where it fits Spark's type (strings that look like numbers,
+        # integers near overflow keep theirs; it calls every aggregate "small", min(d) of a date
+        # too), else the type's usual pool.
+        usual = "decimal" if type_.startswith("decimal") else _KIND_OF_TYPE.get(type_)
+        kind = made.get(f.name, ("", ""))[1]
+        if kind not in _KINDS_OF_TYPE.get(usual, ()):
+            kind = usual
         if kind is None:
             return None
         columns.append(Column(f.name, type_, f.nullable, kind))
