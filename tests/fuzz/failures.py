@@ -11,6 +11,9 @@ Classes (`Failure.cls`), each prefixed by the engine (`spark/`, `datafusion/`):
 * `safe-unanalysable`, `unsafe-unanalysable` — the engine cannot analyse the fixed text (an
   unresolved column, a type error, a parse error). Must never happen.
 * `safe-error`, `unsafe-error` — the fixed query fails at run time where the original ran.
+* `upstream-safe-*`, `upstream-unsafe-*` (the multi-file mode, `fuzz/multifile.py`) — a fix
+  of the CTAS that writes a table another file reads changed the table it writes (schema or
+  rows), or made it fail.
 * `sl001-disproved` (DataFusion) — the query without an ORDER BY that sortlint reports as
   unnecessary (SL001) returns other rows or rows out of that order. Must never happen.
 """
@@ -41,6 +44,9 @@ class Failure:
     detail: str
     settings: dict = field(default_factory=dict)  # engine settings the failure was found with
     dropped: list[tuple[str, str]] = field(default_factory=list)
+    # The multi-file mode: the CTAS that wrote the table `case` reads (another file of the
+    # repository sortlint took its facts from); None for one-file cases.
+    upstream: Case | None = None
 
     @property
     def cls(self) -> str:

@@ -6,7 +6,9 @@ can rerun: `fuzz-failures/<engine>-<class>-<seed>-<n>/` holding
   (in file order, each file's rows in order);
 * `query.sql` / `job.py` and `fixed.sql` / `fixed.py` — the original and the fixed text;
 * `expected.txt` / `actual.txt` — the original's and the fixed text's results (or error);
-* `case.json` — all of it, machine-readable, for `replay`.
+* `case.json` — all of it, machine-readable, for `replay`;
+* in the multi-file mode, `upstream.sql` — the CTAS that writes the table the query reads
+  (not declared in `sortlint.yml`: sortlint takes its facts from this file).
 """
 
 from __future__ import annotations
@@ -128,9 +130,12 @@ def write(failure: Failure, directory: Path) -> Path:
     (directory / f"fixed.{suffix}").write_text(failure.fixed_text)
     (directory / "expected.txt").write_text((failure.expected.error or failure.expected.shown()) + "\n")
     (directory / "actual.txt").write_text((failure.actual.error or failure.actual.shown()) + "\n")
+    if failure.upstream is not None:
+        (directory / "upstream.sql").write_text(failure.upstream.text)
     (directory / "case.json").write_text(json.dumps({
         "engine": failure.engine, "kind": failure.kind, "settings": failure.settings,
         "catalog": catalog_json(failure.catalog), "case": case_json(case),
+        **({"upstream": case_json(failure.upstream)} if failure.upstream is not None else {}),
     }, indent=1))
     findings = "\n".join(
         f"- {f['code']} line {f['line']}:{f['column']}: {f['message']} [{f['basis']}]"
@@ -138,6 +143,9 @@ def write(failure: Failure, directory: Path) -> Path:
         for f in failure.findings
     )
     dropped = "\n".join(f"- {code}: {reason}" for code, reason in failure.dropped) or "(none)"
+    upstream = ("" if failure.upstream is None else
+                "## The file that writes the table the query reads (upstream.sql, not declared in "
+                f"sortlint.yml)\n```\n{failure.upstream.text.rstrip()}\n```\n\n")
     order = (", ".join(f"output column {p + 1} {'DESC' if d else 'ASC'} NULLS {'FIRST' if n else 'LAST'}"
                        for p, d, n in case.order) if case.order else "(no final ORDER BY)")
     (directory / "README.md").write_text(f"""# {failure.cls}
@@ -152,7 +160,7 @@ Engine: {failure.engine}, settings {failure.settings}. Final ORDER BY checked: {
 Fixes dropped by sortlint's proof:
 {dropped}
 
-## Original ({stem}.{suffix})
+{upstream}## Original ({stem}.{suffix})
 ```
 {case.text.rstrip()}
 ```

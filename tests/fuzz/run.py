@@ -1,6 +1,6 @@
 """`make fuzz`: long differential runs against Spark and DataFusion, with reproducers.
 
-    cd tests && PYTHONPATH=..:. python -m fuzz.run [spark|datafusion|all]   (default: all)
+    cd tests && PYTHONPATH=..:. python -m fuzz.run [spark|datafusion|spark-multifile|all]   (default: all)
     cd tests && PYTHONPATH=..:. python -m fuzz.run replay fuzz-failures/<dir>
 
 Settings come from the environment: FUZZ_SEED (default 1), FUZZ_COUNT (queries per engine,
@@ -15,6 +15,13 @@ Each batch is one generated catalog and FUZZ_BATCH cases over it, checked by one
 per mode; Spark batches are 80% SQL files and 20% PySpark jobs. The summary prints the counts:
 queries, findings per rule, fixes applied (safe / unsafe), fixes dropped, failures per class,
 and the agreement of sortlint's SL001 with DataFusion's own sort decisions.
+
+`spark-multifile` (`fuzz/multifile.py`; part of `all`) makes each case two files: a CTAS of a
+generated upstream query and a reader of the table it writes, the table undeclared in
+sortlint.yml, so sortlint takes its facts from the CTAS; FUZZ_COUNT is the number of pairs
+(under `all`, FUZZ_COUNT / 5: a pair costs Spark far more than one query).
+Its summary also counts the findings whose basis is `upstream`. Its failures are written as
+found (not shrunk), with the CTAS as `upstream.sql` beside the reader.
 """
 
 from __future__ import annotations
@@ -42,6 +49,8 @@ class Report:
     engine: str
     queries: Counter = field(default_factory=Counter)
     findings: Counter = field(default_factory=Counter)  # (code, applicability)
+    bases: Counter = field(default_factory=Counter)  # (code, basis): what findings rest on
+    upstream: Counter = field(default_factory=Counter)  # (code, applicability) of basis `upstream`
     fixes: Counter = field(default_factory=Counter)
     dropped: Counter = field(default_factory=Counter)
     failures: list[Failure] = field(default_factory=list)
@@ -60,6 +69,9 @@ class Report:
             for f in file.findings:
                 applicability = f["fix"]["applicability"] if f["fix"] else "no fix"
                 self.findings[(f["code"], applicability)] += 1
+                self.bases[(f["code"], f.get("basis") or "none")] += 1
+                if f.get("basis") == "upstream":
+                    self.upstream[(f["code"], applicability)] += 1
             if file.safe_text is not None:
                 self.fixes["files changed by --fix"] += 1
             if file.unsafe_text is not None and file.unsafe_text != file.safe_text:
@@ -78,6 +90,13 @@ class Report:
         for code in codes:
             parts = ", ".join(f"{n} {a}" for (c, a), n in sorted(self.findings.items()) if c == code)
             lines.append(f"  {code}: {parts}")
+        lines.append("findings per rule (basis):")
+        for code in codes:
+            parts = ", ".join(f"{n} {b}" for (c, b), n in sorted(self.bases.items()) if c == code)
+            lines.append(f"  {code}: {parts}")
+        if self.upstream:
+            lines.append("findings resting on another file's code (basis upstream), by fix applicability: "
+                         + ", ".join(f"{c} {n} {a}" for (c, a), n in sorted(self.upstream.items())))
         for key, n in sorted(self.fixes.items()):
             lines.append(f"{key}: {n}")
         if self.dropped:
@@ -279,11 +298,25 @@ def replay(directory: Path) -> int:
     case = reproducers.case_from_json(data["case"])
     with tempfile.TemporaryDirectory(prefix="sortlint-replay-") as tmp:
         work = Path(tmp)
+        if "upstream" in data or data["kind"].startswith("upstream-"):
+            from fuzz import multifile
+
+            spark = _spark_engine(work).spark
+            if "upstream" in data:
+                failure = multifile.check_one(spark, catalog, reproducers.case_from_json(data["upstream"]),
+                                              case, work)
+            else:  # the CTAS's own fix failed: the CTAS alone
+                failure = multifile.check_one(spark, catalog, case, None, work)
+            return _replayed(directory, failure)
         if data["engine"] == "spark":
             engine: Engine = _spark_engine(work)
         else:
             engine = DataFusionEngine(data["settings"].get("target_partitions", 4))
         failure = engine.check_one(catalog, case, work)
+    return _replayed(directory, failure)
+
+
+def _replayed(directory: Path, failure: Failure | None) -> int:
     if failure is None:
         print(f"{directory}: passes now")
         return 0
@@ -295,6 +328,7 @@ def main(argv: list[str]) -> int:
     if argv[:1] == ["replay"]:
         return max(replay(Path(d)) for d in argv[1:])
     which = argv[0] if argv else "all"
+    sys.stdout.reconfigure(line_buffering=True)  # progress lines reach a log file as they come
     seed = int(os.environ.get("FUZZ_SEED", "1"))
     count = int(os.environ.get("FUZZ_COUNT", "500"))
     out = Path(os.environ.get("FUZZ_OUT", "fuzz-failures")).resolve()
@@ -309,9 +343,19 @@ def main(argv: list[str]) -> int:
             reports.append(fuzz(DataFusionEngine(target_partitions), seed, count, work, out, batch,
                                 shrink, shrink_seconds=shrink_seconds))
             print(reports[-1].summary(), flush=True)
+        spark = None
         if which in ("spark", "all"):
-            reports.append(fuzz(_spark_engine(work), seed, count, work, out, batch, shrink,
+            spark = _spark_engine(work)
+            reports.append(fuzz(spark, seed, count, work, out, batch, shrink,
                                 shrink_budget=40, shrink_seconds=shrink_seconds))
+            print(reports[-1].summary(), flush=True)
+        if which in ("spark-multifile", "all"):
+            from fuzz import multifile
+
+            session = spark.spark if spark is not None else _spark_engine(work).spark
+            # A pair costs Spark about fifteen single-file queries: `all` runs a fifth as many.
+            pairs = count if which == "spark-multifile" else max(1, count // 5)
+            reports.append(multifile.fuzz(session, seed, pairs, work, out, batch))
             print(reports[-1].summary(), flush=True)
     print(f"\nFUZZ_SEED={seed} FUZZ_COUNT={count}: "
           + ", ".join(f"{r.engine} {len(r.failures)} differences" for r in reports))

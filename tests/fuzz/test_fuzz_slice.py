@@ -1,6 +1,7 @@
 """A small fixed-seed slice of the fuzzers (`make fuzz` runs them long): 40 Spark queries, and
 40 DataFusion queries with target_partitions 1 and again with 4 (the counts DataFusion's own
-tests run with), each batch checked by one sortlint run per mode.
+tests run with), each batch checked by one sortlint run per mode; and a few pairs of the Spark
+multi-file mode (an upstream CTAS and a reader of the table it writes, `fuzz/multifile.py`).
 
 Each test asserts that one class of failure that must never happen does not occur in the
 slice. A class today's sortlint still produces at these seeds is a strict expected failure
@@ -14,13 +15,15 @@ import pytest
 import spark_support
 from spark_support import spark  # noqa: F401  (the session fixture)
 
-from fuzz import spark_engine
+from fuzz import multifile, spark_engine
 from fuzz.failures import NEVER
 from fuzz.run import DataFusionEngine, SparkEngine, fuzz
 
 SPARK_SEED = 4
 DATAFUSION_SEED = 3
 COUNT = 40
+MULTIFILE_SEED = 6
+MULTIFILE_PAIRS = 6
 
 
 @pytest.fixture(scope="module")
@@ -29,6 +32,16 @@ def spark_report(spark, tmp_path_factory):  # noqa: F811
     try:
         return fuzz(SparkEngine(spark), SPARK_SEED, COUNT, tmp_path_factory.mktemp("fuzz-spark"),
                     out=None, batch_size=COUNT, log=lambda _: None)
+    finally:
+        spark_engine.restore(spark, previous)
+
+
+@pytest.fixture(scope="module")
+def multifile_report(spark, tmp_path_factory):  # noqa: F811 (the fixture skips without Spark)
+    previous = spark_engine.configure(spark)
+    try:
+        return multifile.fuzz(spark, MULTIFILE_SEED, MULTIFILE_PAIRS, tmp_path_factory.mktemp("fuzz-multifile"),
+                              out=None, batch_size=MULTIFILE_PAIRS, log=lambda _: None)
     finally:
         spark_engine.restore(spark, previous)
 
@@ -72,3 +85,16 @@ def test_datafusion_slice_has_no(datafusion_report, kind):
     assert datafusion_report.queries["sql"] == COUNT
     assert sum(datafusion_report.agreement.values()) > 0, "the slice compares sort decisions"
     assert _failures(datafusion_report, f"datafusion/{kind}") == []
+
+
+@pytest.mark.spark
+def test_multifile_slice_uses_upstream_facts_and_has_no_failure(multifile_report):
+    report = multifile_report
+    assert report.queries["readers"] == report.queries["upstream CTAS"] == MULTIFILE_PAIRS
+    # The mode exists to exercise facts read from another file: the slice must produce findings
+    # resting on them (basis `upstream`), or it no longer tests what it is for.
+    upstream = sum(n for (_, basis), n in report.bases.items() if basis == "upstream")
+    assert upstream > 0, report.summary()
+    assert report.engine_stats["upstream tables written in several files"] > 0, report.summary()
+    assert [f"{f.cls}: {f.detail}\n  {f.upstream.text if f.upstream else ''}\n  {f.case.text}\n  "
+            f"fixed: {f.fixed_text}" for f in report.failures] == []

@@ -2,7 +2,8 @@
 
 Each directory of `fuzz_cases/` is a shrunk reproducer written by `make fuzz` (its README
 tells the story: catalog, data, query, sortlint's finding and fix, what the engine returned).
-The test replays it from scratch — sortlint's command line over a one-file repository, then
+The test replays it from scratch — sortlint's command line over a one-file repository (two
+files for the multi-file mode's: the reader and the CTAS that writes its table), then
 the engine over freshly written tables — and asserts that it no longer fails. Each is a strict
 expected failure naming the issue whose fix removes it.
 """
@@ -17,7 +18,7 @@ import pytest
 import spark_support
 from spark_support import spark  # noqa: F401  (the session fixture)
 
-from fuzz import reproducers, spark_engine
+from fuzz import multifile, reproducers, spark_engine
 from fuzz.run import DataFusionEngine, SparkEngine
 
 CASES = Path(__file__).parent / "fuzz_cases"
@@ -69,7 +70,13 @@ def fuzz_spark(spark):  # noqa: F811
 ])
 def test_spark_reproducer_passes(fuzz_spark, tmp_path, name):
     data, catalog, case = _load(name)
-    failure = SparkEngine(fuzz_spark).check_one(catalog, case, tmp_path)
+    if "upstream" in data:  # the multi-file mode: a reader and the CTAS that writes its table
+        upstream = reproducers.case_from_json(data["upstream"])
+        failure = multifile.check_one(fuzz_spark, catalog, upstream, case, tmp_path)
+    elif data["kind"].startswith("upstream-"):  # the multi-file mode: a CTAS's own fix
+        failure = multifile.check_one(fuzz_spark, catalog, case, None, tmp_path)
+    else:
+        failure = SparkEngine(fuzz_spark).check_one(catalog, case, tmp_path)
     assert failure is None, f"{failure.cls}: {failure.detail}\n{failure.fixed_text}"
 
 
