@@ -396,9 +396,11 @@ class Properties:
             exprs.update(key.exprs)
         return sorted({c for e in exprs for c in e.columns})
 
+    @cached_property
     def described(self) -> tuple:
         """Every fact and what it rests on, in a canonical order and as text: what tells two
-        Properties apart where they are compared by value (a cache's key)."""
+        Properties apart where they are compared by value (a cache's key). Made once: every
+        reader of a table asks it of the same facts."""
 
         def why(evidence: frozenset[Evidence]) -> tuple:
             return tuple(sorted((e.basis, str(e), e.enforced) for e in evidence))

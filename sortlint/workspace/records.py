@@ -78,7 +78,7 @@ def answer(tables: TableLookup, name: str) -> str:
         view.name, view.columns, str(view.unit.path), view.unit.start, view.unit.text, view.unit.raw
     )
     stored = tables.stored(name)
-    return digest(tables.columns(name), seen, None if stored is None else stored.described())
+    return digest(tables.columns(name), seen, None if stored is None else stored.described)
 
 
 def record_key(environment: str, path: Path, raw: str, context: str) -> str:
