@@ -5,13 +5,14 @@ each row and of the set of rows - constants, columns equal to each other, column
 null, column types, keys no two rows share - therefore holds of the table read back; its
 order does not (Spark reads a table's files largest first, and a view's sort is the
 optimizer's to drop). So a statement reading a table that another statement of the
-repository wrote - a dbt model's `ref`, a `CREATE TABLE ... AS` or `INSERT OVERWRITE`
-of an earlier SQL file, a PySpark `saveAsTable` - starts from those facts.
+repository wrote - a dbt model's `ref`, a `CREATE TABLE ... AS` or `INSERT` of an earlier
+SQL file, a PySpark `saveAsTable` - starts from those facts.
 
 How the write leaves the table decides what survives (`Write.rows`): a replacing write
-keeps every fact; an appending write keeps only what holds both of the rows already there
-and of the new ones (`Properties.union`: constants of the same value, types, columns never
-null) - and nothing when what was there is not known; a dbt incremental model keeps what
+keeps every fact; an appending write - INSERT OVERWRITE too, which under dynamic partition
+overwrite keeps the partitions its rows do not touch - keeps only what holds both of the
+rows already there and of the new ones (`Properties.union`: constants of the same value,
+types, columns never null) - and nothing when what was there is not known; a dbt incremental model keeps what
 every run of its query guarantees (the union of its facts with themselves).
 
 Every fact is re-cited as `upstream`: it rests on another file's code, which may change

@@ -230,8 +230,9 @@ class Write(Node):
     """INSERT ... SELECT, CREATE TABLE ... AS, CREATE VIEW: the statement's sink.
 
     `rows` is what the write leaves in the target: only the query's rows (`replace`: CREATE
-    TABLE AS, INSERT OVERWRITE of the whole table, a dbt table model), the query's rows
-    added to what was there (`append`), rows of this query from every run (`increments`: a
+    TABLE AS, a dbt table model), the query's rows with some or all of what was there
+    (`append`: INSERT INTO, and INSERT OVERWRITE, which keeps the partitions its rows do not
+    touch under dynamic partition overwrite), rows of this query from every run (`increments`: a
     dbt incremental model), or something the statement does not show (`unknown`: a
     partition overwritten, a table created only if it does not exist). `columns` names the
     target's columns in the order of the query's outputs, when the statement shows them."""

@@ -123,14 +123,17 @@ def insert(tree: exp.Insert, ctx: Context) -> Statement:
     return Statement(ctx.unit, root, built.columns)
 
 
-def inserted_rows(tree: exp.Insert) -> Literal["replace", "append", "unknown"]:
-    """INSERT INTO appends; INSERT OVERWRITE of the whole table replaces; an overwrite of
-    a partition, or with anything else the statement adds, leaves rows it does not show."""
+def inserted_rows(tree: exp.Insert) -> Literal["append", "unknown"]:
+    """INSERT INTO appends. So, as far as what its rows satisfy, does INSERT OVERWRITE: under
+    dynamic partition overwrite (a session setting; dbt-spark's `insert_overwrite` sets it)
+    a partitioned table keeps the partitions the new rows do not touch, so the table holds
+    new rows and some old ones. An overwrite of a named partition, or anything else the
+    statement adds, leaves rows it does not show."""
     written = {key for key, value in tree.args.items() if value and key not in ("this", "expression", "overwrite", "with_")}
     target = tree.this.this if isinstance(tree.this, exp.Schema) else tree.this
     if written or not isinstance(target, exp.Table) or target.args.get("partition"):
         return "unknown"
-    return "replace" if tree.args.get("overwrite") else "append"
+    return "append"
 
 
 def inserted_columns(tree: exp.Insert, name: str, built: Built, ctx: Context) -> tuple[str, ...]:

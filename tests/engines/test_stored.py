@@ -3,8 +3,9 @@ query that wrote it - constants, equal columns, keys, types - never its order; e
 resting on them cites that file, says it is another file's code, and its fix is unsafe.
 
 How the write leaves the table decides what survives: a dbt table, view or ephemeral model,
-CREATE TABLE AS, INSERT OVERWRITE of the whole table and saveAsTable keep every fact; an
-append keeps what holds of the old rows and the new; a dbt incremental model keeps what every
+CREATE TABLE AS and saveAsTable keep every fact; an append - INSERT OVERWRITE too, which
+under dynamic partition overwrite keeps the partitions its rows do not touch - keeps what
+holds of the old rows and the new; a dbt incremental model keeps what every
 run of its query guarantees; a partition overwritten keeps nothing.
 """
 
@@ -183,7 +184,7 @@ BOTH = "in a_create.sql; WHERE tickets.kind = 'email' (line 1) in b_write.sql"  
     ("INSERT INTO emails SELECT id, kind, channel FROM raw.tickets WHERE kind = 'email';\n", BOTH),
     ("INSERT INTO emails SELECT id, kind, channel FROM raw.tickets WHERE kind = 'chat';\n", None),
     ("INSERT INTO emails SELECT id, kind, channel FROM raw.tickets;\n", None),
-    ("INSERT OVERWRITE emails SELECT id, kind, channel FROM raw.tickets WHERE kind = 'email';\n", B_WRITE),
+    ("INSERT OVERWRITE emails SELECT id, kind, channel FROM raw.tickets WHERE kind = 'email';\n", BOTH),
     ("INSERT OVERWRITE emails SELECT id, kind, channel FROM raw.tickets;\n", None),
     ("INSERT OVERWRITE emails PARTITION (channel) SELECT id, 'sms', channel FROM raw.tickets;\n", None),
     ("INSERT INTO emails (id, channel, kind) SELECT id, channel, 'email' FROM raw.tickets;\n",
@@ -204,6 +205,27 @@ def test_create_table_if_not_exists_may_keep_other_rows(tmp_path, capsys):
     sql_repository(tmp_path, {"a_create.sql": CREATE_EMAILS.replace("TABLE", "TABLE IF NOT EXISTS"),
                               "c_read.sql": READER})
     assert check(tmp_path, capsys) == []
+
+
+@pytest.mark.spark
+def test_spark_keeps_untouched_partitions_under_dynamic_partition_overwrite(spark, tmp_path):
+    """Why INSERT OVERWRITE counts as an append: with the session's (or dbt-spark's
+    insert_overwrite's) dynamic partition overwrite, the old rows of other partitions stay;
+    saveAsTable in overwrite mode replaces the whole table even then."""
+    spark.sql("DROP TABLE IF EXISTS overwritten")
+    spark.sql("CREATE TABLE overwritten USING parquet PARTITIONED BY (d) AS "
+              "SELECT * FROM VALUES (1, 'chat', 1), (2, 'email', 2) AS v(id, kind, d)")
+    previous = spark.conf.get("spark.sql.sources.partitionOverwriteMode")
+    spark.conf.set("spark.sql.sources.partitionOverwriteMode", "dynamic")
+    try:
+        spark.sql("INSERT OVERWRITE overwritten SELECT * FROM VALUES (3, 'email', 2) AS v(id, kind, d)")
+        assert sorted(map(tuple, spark.table("overwritten").collect())) == [(1, "chat", 1), (3, "email", 2)]
+        spark.createDataFrame([(4, "email", 2)], "id int, kind string, d int").write.mode(
+            "overwrite").saveAsTable("overwritten")
+        assert sorted(map(tuple, spark.table("overwritten").collect())) == [(4, "email", 2)]
+    finally:
+        spark.conf.set("spark.sql.sources.partitionOverwriteMode", previous)
+        spark.sql("DROP TABLE IF EXISTS overwritten")
 
 
 # ---------------------------------------------------------------------------------------------
