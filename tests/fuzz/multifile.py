@@ -56,7 +56,21 @@ _KINDS_OF_TYPE = {"small": ("small", "wide", "id"), "text": ("text", "numtext")}
 _KINDS_OF_TYPE.update({k: (k,) for k in ("double", "decimal", "date", "timestamp", "boolean")})
 
 
-class UpstreamGenerator(QueryGenerator):
+class ShapedGenerator(QueryGenerator):
+    """A generator whose queries take the shapes of its `SHAPES`, drawn by weight."""
+
+    SHAPES: tuple[tuple[str, int], ...] = ()
+
+    def built(self):
+        makers, weights = zip(*((getattr(self, shape), w) for shape, w in self.SHAPES))
+        for _ in range(20):
+            built = self.r.choices(makers, weights)[0]()
+            if built is not None:
+                return built
+        return self.projection()
+
+
+class UpstreamGenerator(ShapedGenerator):
     """Upstream queries: mostly GROUP BY / DISTINCT, and WHERE clauses that make constants and
     equal columns (one or two conjuncts: the tables are small)."""
 
@@ -81,15 +95,7 @@ class UpstreamGenerator(QueryGenerator):
     def upstream(self, name: str, table: str) -> tuple[Case, dict[str, tuple[str, str]]]:
         """The CTAS, and each output column's (type, value kind) as the generator made it."""
         r = self.r
-        makers, weights = zip(*((getattr(self, shape), w) for shape, w in self.SHAPES))
-        built = None
-        for _ in range(20):
-            built = r.choices(makers, weights)[0]()
-            if built is not None:
-                break
-        if built is None:
-            built = self.projection()
-        body, items, order, features, _ = built
+        body, items, order, features, _ = self.built()
         # An ORDER BY, never a LIMIT: the table must hold the same rows each time it is written.
         if order is not False and r.random() < 0.25:
             body += self.final_order(items, allow_ordinals="union" not in features)[0]
@@ -97,7 +103,7 @@ class UpstreamGenerator(QueryGenerator):
         return case, {i.name: (i.type, i.kind) for i in items}
 
 
-class ReaderGenerator(QueryGenerator):
+class ReaderGenerator(ShapedGenerator):
     """Readers of one upstream table: its columns (constants, group keys, equal columns) in
     GROUP BY, ORDER BY and windows. The catalog it sees is the upstream table and one table of
     the catalog (joins, unions and nested queries take either)."""
@@ -144,28 +150,7 @@ class ReaderGenerator(QueryGenerator):
         return self.subquery_scope()
 
     def case(self, name: str) -> Case:
-        # QueryGenerator.case with this generator's shapes (the final ORDER BY, LIMIT as there).
-        r = self.r
-        makers, weights = zip(*((getattr(self, shape), w) for shape, w in self.SHAPES))
-        built = None
-        for _ in range(20):
-            built = r.choices(makers, weights)[0]()
-            if built is not None:
-                break
-        if built is None:
-            built = self.projection()
-        body, items, order, features, allow_limit = built
-        case = Case(name, "sql", body, features={"reader", *features})
-        if order is not False and r.random() < 0.8:
-            clause, meaning = self.final_order(items, allow_ordinals="union" not in features)
-            case.order_offset = len(body) + 1
-            case.unordered_text = body
-            case.text = body + clause
-            case.order = meaning
-            if allow_limit and r.random() < 0.2:
-                case.limit = r.randint(1, 10)
-                case.text += f" LIMIT {case.limit}"
-        return case
+        return self.ordered_case(name, self.built(), ("reader",))
 
 
 def upstream_table(spark, rng: random.Random, name: str, case: Case, made: dict[str, tuple[str, str]]

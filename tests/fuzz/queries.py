@@ -364,6 +364,11 @@ class QueryGenerator:
     # -- statements -------------------------------------------------------------------------
 
     def case(self, name: str) -> Case:
+        return self.ordered_case(name, self.built())
+
+    def built(self):
+        """A query of a shape drawn by weight (a projection when that shape builds nothing):
+        (body, items, order, features, allow_limit)."""
         r = self.r
         shapes = [(self.projection, 4), (self.aggregate, 4), (self.window, 3), (self.distinct, 1),
                   (self.union, 1), (self.nested, 2)]
@@ -376,10 +381,15 @@ class QueryGenerator:
             if built is not None:
                 break
             maker = self.projection
-        body, items, order, features, allow_limit = built
-        case = Case(name, "sql", body, features=set(features))
+        return built
+
+    def ordered_case(self, name: str, built, features: tuple[str, ...] = ()) -> Case:
+        """The case of a built query, most often with a final ORDER BY (and sometimes a LIMIT)."""
+        r = self.r
+        body, items, order, built_features, allow_limit = built
+        case = Case(name, "sql", body, features={*features, *built_features})
         if order is not False and r.random() < 0.8:
-            clause, meaning = self.final_order(items, allow_ordinals="union" not in features)
+            clause, meaning = self.final_order(items, allow_ordinals="union" not in built_features)
             case.order_offset = len(body) + 1
             case.unordered_text = body
             case.text = body + clause
