@@ -57,7 +57,7 @@ from collections.abc import Iterator, Sequence
 from sortlint.diagnostics import Finding
 from sortlint.linter.context import Context
 from sortlint.linter.redundancy import describe
-from sortlint.ordering import KeyVerdict, SortKey, basis_of
+from sortlint.ordering import KeyVerdict, SortKey
 from sortlint.ordering.monotonicity import foldable
 from sortlint.ordering.types import shows_values_when_grouped, sql_type, typed_literal
 from sortlint.plan import nodes as n
@@ -108,7 +108,7 @@ def _kept_column(verdicts: Sequence[KeyVerdict], index: int, node: n.Aggregate, 
     if verdict.redundant == "constant" and key_type is not None:
         found = props.constant(verdict.normalized.expr)
         # Another file's value is not copied into this one: it shows as any value of the group
-        if found is not None and found.value is not None and basis_of(tuple(found.evidence)) != "upstream":
+        if found is not None and found.value is not None and not any(e.basis == "upstream" for e in found.evidence):
             constant = typed_literal(found.value.node, props.type_of(found.value), key_type)
     if verdict.redundant == "equivalent" and key_type is not None:
         target = verdict.normalized.expr
