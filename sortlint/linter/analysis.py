@@ -11,10 +11,15 @@ exception, a request to report it; exit code 2), and the rest is still analysed.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from sortlint.config import Config
+from sortlint.diagnostics import Finding
 from sortlint.errors import InternalError, UserError, from_recursion
 from sortlint.linter.lint import analyse_statement, lint_statement, output_types, stored_rows
 from sortlint.linter.results import FileAnalysis, Kept
@@ -25,10 +30,13 @@ from sortlint.plan.nodes import Opaque, Span
 from sortlint.plan.parse import too_deeply_nested
 from sortlint.plan.positions import keys_naming_nothing
 from sortlint.plan.statement import Statement
-from sortlint.plan.tables import TableLookup
+from sortlint.plan.tables import TableLookup, ViewDefinition
 from sortlint.sources.frontend import Reading
 from sortlint.sources.registry import build, units_of
 from sortlint.units import Unit
+
+if TYPE_CHECKING:
+    from sortlint.ordering import Properties
 
 
 class StatementTables(TableLookup, Protocol):
@@ -37,12 +45,45 @@ class StatementTables(TableLookup, Protocol):
     def register(self, statement: Statement) -> None: ...
 
 
+@dataclass
+class UnitAnalysis:
+    """One unit's statement (as the check keeps it), findings and errors; and, when a
+    worker analysed it ahead, the tables it named and what it defines, which say whether
+    the analysis holds where the unit stands in its file."""
+
+    statement: Statement | None
+    findings: list[Finding] = field(default_factory=list)
+    errors: list[UserError] = field(default_factory=list)
+    named: frozenset[str] = frozenset()
+    defines: str | None = None
+
+    def holds(self, defined_before: set[str]) -> bool:
+        """Whether the unit's analysis from the tables as they were before its file is the
+        one in order: it named no table its file's statements before it defined, and it
+        defines none (its statement would be registered for those after it)."""
+        return self.defines is None and self.named.isdisjoint(defined_before)
+
+
+# Analyses units [first, last) of the file in order, from the tables as they were before it.
+AnalyseUnits = Callable[[int, int], list[UnitAnalysis]]
+# Given a file's units and how to analyse a run of them, analyses some of them ahead (in
+# other processes) and yields a lookup of those analyses by unit index, done when it closes.
+Ahead = Callable[[Sequence[Unit], AnalyseUnits], AbstractContextManager[Callable[[int], "UnitAnalysis | None"]]]
+
+
 def analyse_file(
-    path: Path, raw: str, reading: Reading, tables: StatementTables, keep: Kept = Kept.PLANS
+    path: Path, raw: str, reading: Reading, tables: StatementTables, keep: Kept = Kept.PLANS,
+    ahead: Ahead | None = None,
 ) -> FileAnalysis:
     """The file's findings and errors, and its statements as `keep` says. A check that only
     reports lets each plan go once it is linted, so that a file's memory does not grow with
-    its statements."""
+    its statements.
+
+    `ahead` may have other processes analyse runs of a big file's statements while this one
+    goes through them in order: a statement analysed ahead is taken when its analysis holds
+    (`UnitAnalysis.holds`), the tables it named asked again here (they must learn of it as if
+    it were analysed here); any other is analysed here. Plans do not travel, so nothing is
+    analysed ahead when `keep` is `Kept.PLANS`."""
     config = reading.config
     result = FileAnalysis(path, raw)
     try:
@@ -57,32 +98,114 @@ def analyse_file(
             result.errors.append(InternalError.during(error, "reading the file", path))
         return result
     result.remarks = list(reading.remarks.get(path, ()))
-    for unit in units:
-        statement = built(unit, tables, config)
-        if statement.error is not None:
-            result.errors.append(statement.error)
-            continue
-        try:
-            analysis = analyse_statement(unit, statement.root, config)
-            statement.output_types = output_types(statement, analysis)
-            statement.stored = stored_rows(statement, analysis, tables)
-            result.findings.extend(lint_statement(unit, statement.root, config, analysis))
-            if keep is not Kept.NOTHING:
-                statement.ungrouped = tuple(ungrouped_columns(statement.root))
-                statement.keys_naming_nothing = tuple(keys_naming_nothing(statement.root))
-        except Exception as error:  # a rule's bug: reported, the other statements are linted
-            if from_recursion(error):
-                result.errors.append(too_deeply_nested(unit, config.dialect))
+    analyse_ahead = partial(_analyse_units, units, tables, config, keep)
+    defined: set[str] = set()  # what the file's statements defined so far
+    with (ahead(units, analyse_ahead) if ahead is not None and keep is not Kept.PLANS else nullcontext(_none)) as found:
+        for index, unit in enumerate(units):
+            done = found(index)
+            if done is not None and done.holds(defined):
+                _take(unit, done, tables)
             else:
-                result.errors.append(InternalError.during(error, "linting statement", path, unit.location(0)[0]))
-        # Registered once analysed: a statement reading the table it writes reads what was there
-        tables.register(statement)
-        if keep is not Kept.NOTHING:
-            result.statements.append(statement.without_plan() if keep is Kept.FACTS else statement)
+                done = analyse_unit(unit, tables, config, keep)
+                if done.statement is not None:
+                    tables.register(done.statement)  # once analysed: a statement reading the table it writes reads what was there
+                    if done.statement.defined is not None:
+                        defined.add(done.statement.defined.lower())
+            result.findings.extend(done.findings)
+            result.errors.extend(done.errors)
+            if keep is not Kept.NOTHING and done.statement is not None:
+                result.statements.append(done.statement.without_plan() if keep is Kept.FACTS else done.statement)
     comments = noqa_comments(path, raw, units, config.dialect)
     result.findings = unsilenced(result.findings, comments)
     result.errors += unknown_codes(path, comments, CODES)
     return result
+
+
+def _none(index: int) -> None:
+    return None
+
+
+def analyse_unit(unit: Unit, tables: TableLookup, config: Config, keep: Kept) -> UnitAnalysis:
+    """The unit's statement, built and analysed, its findings and errors; no statement when
+    it does not parse."""
+    statement = built(unit, tables, config)
+    if statement.error is not None:
+        return UnitAnalysis(None, errors=[statement.error])
+    done = UnitAnalysis(statement)
+    try:
+        analysis = analyse_statement(unit, statement.root, config)
+        statement.output_types = output_types(statement, analysis)
+        statement.stored = stored_rows(statement, analysis, tables)
+        done.findings = lint_statement(unit, statement.root, config, analysis)
+        if keep is not Kept.NOTHING:
+            statement.ungrouped = tuple(ungrouped_columns(statement.root))
+            statement.keys_naming_nothing = tuple(keys_naming_nothing(statement.root))
+    except Exception as error:  # a rule's bug: reported, the other statements are linted
+        if from_recursion(error):
+            done.errors.append(too_deeply_nested(unit, config.dialect))
+        else:
+            done.errors.append(InternalError.during(error, "linting statement", unit.path, unit.location(0)[0]))
+    return done
+
+
+def _analyse_units(
+    units: Sequence[Unit], tables: StatementTables, config: Config, keep: Kept, first: int, last: int
+) -> list[UnitAnalysis]:
+    """Units [first, last) analysed in order from `tables` as they are, each with the tables
+    it named, ready to be sent to the process that reads the file in order: without plans
+    or units (a unit holds the whole file's text; the receiver has its own)."""
+    handed = []
+    for unit in units[first:last]:
+        naming = Naming(tables)
+        done = analyse_unit(unit, naming, config, keep)
+        statement = done.statement
+        if statement is not None:
+            tables.register(statement)
+            done.defines = statement.defined
+            done.statement = replace(statement.without_plan(), unit=_stand_in(unit), view=None) if keep is not Kept.NOTHING else None
+        done.named = frozenset(naming.named)
+        handed.append(done)
+    return handed
+
+
+def _stand_in(unit: Unit) -> Unit:
+    """What a statement sent to the process reading the file in order holds in place of its
+    unit (which holds the whole file's text and its tokens): that process has its own."""
+    return Unit(path=unit.path, text="", start=unit.start, raw="", kind=unit.kind)
+
+
+def _take(unit: Unit, done: UnitAnalysis, tables: TableLookup) -> None:
+    """Take a unit's analysis made ahead: its tables are asked again here (so that `tables`
+    knows the file read them, and defines on demand what it would have for the unit), its
+    unit is its own again, and its tokens, never parsed here, are let go."""
+    for name in sorted(done.named):
+        tables.columns(name)
+        tables.view(name)
+        tables.stored(name)
+    if done.statement is not None:
+        done.statement = replace(done.statement, unit=unit)
+    if unit.tokens is not None:
+        unit.tokens.take()
+
+
+class Naming:
+    """A `TableLookup` that notes the tables asked about."""
+
+    def __init__(self, tables: TableLookup) -> None:
+        self.tables = tables
+        self.named: set[str] = set()
+
+    def columns(self, table: str) -> tuple[str, ...] | None:
+        self.named.add(table.lower())
+        return self.tables.columns(table)
+
+    def view(self, table: str) -> ViewDefinition | None:
+        self.named.add(table.lower())
+        return self.tables.view(table)
+
+    def stored(self, table: str) -> Properties | None:
+        self.named.add(table.lower())
+        return self.tables.stored(table)
 
 
 def built(unit: Unit, tables: TableLookup, config: Config) -> Statement:

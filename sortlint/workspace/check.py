@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sortlint.config import Config
 from sortlint.diagnostics import Finding
@@ -31,6 +32,9 @@ from sortlint.store import Store, digest, sortlint_digest
 from sortlint.workspace.discovery import discover
 from sortlint.workspace.records import RECORDS, Definition, FileRecord, answer, record_key
 from sortlint.workspace.tables import FileTables, RepositoryTables
+
+if TYPE_CHECKING:
+    from sortlint.linter.analysis import Ahead
 
 Reanalyse = Callable[[str], "tuple[FileAnalysis, FileTables]"]
 # (analysis, tables, reanalyse) -> the analysis and tables to keep for the file (the fixer's).
@@ -87,11 +91,15 @@ def check(
     fresh = plans or on_file is not None
     keep = Kept.PLANS if plans else on_file_sees
     workspace = Workspace(reading, preparation, files, None if fresh else store)
-    if not fresh and jobs > 1:
-        from sortlint.workspace.workers import analyse_ahead  # multiprocessing: not for one process
+    if jobs > 1:
+        from sortlint.workspace import workers  # multiprocessing: not for one process
 
-        uncached = [path for path in files if not workspace.in_store(path)]
-        workspace.candidates.update(analyse_ahead(uncached, workspace, jobs, start_method))
+        uncached = [] if fresh else [path for path in files if not workspace.in_store(path)]
+        found = workers.analyse_ahead(uncached, workspace, jobs, start_method)
+        if found is None:
+            workspace.ahead = workers.statements_ahead(jobs, start_method)
+        else:
+            workspace.candidates.update(found)
     for done, path in enumerate(files, 1):
         if progress is not None:
             progress(done - 1, len(files))
@@ -112,7 +120,7 @@ def check(
             from sortlint.linter.analysis import analyse_file
 
             tables = FileTables(workspace.repository)
-            return analyse_file(path, text, reading, tables, keep), tables
+            return analyse_file(path, text, reading, tables, keep, workspace.ahead), tables
 
         analysis, tables = reanalyse(raw)
         if on_file is not None:
@@ -149,6 +157,9 @@ class Workspace:
         self.outcomes: dict[Path, Outcome] = {}  # by resolved path
         self.busy: set[Path] = set()
         self._sources: dict[Path, tuple[str, str]] = {}
+        # How runs of a big file's statements are analysed ahead by other processes, if at
+        # all (when the files are not: see `sortlint.workspace.workers`).
+        self.ahead: Ahead | None = None
 
     def outcome_of(self, path: Path) -> Outcome | None:
         """The file's analysis, made once per run (None while it is being made: a cycle);
@@ -226,7 +237,7 @@ class Workspace:
 
         tables = FileTables(self.repository)
         with recording_inputs() as inputs:
-            analysis = analyse_file(path, raw, self.reading, tables, Kept.NOTHING)
+            analysis = analyse_file(path, raw, self.reading, tables, Kept.NOTHING, self.ahead)
         inputs.pop(str(path.resolve()), None)  # the file itself is in the key
         definitions = tuple(d for d in map(Definition.of, tables.creators) if d is not None)
         reads = tuple((name, answer(self.repository, name)) for name in sorted(tables.read))

@@ -1,4 +1,4 @@
-"""Analysing files ahead in worker processes.
+"""Analysing files, and runs of a big file's statements, ahead in worker processes.
 
 A check reads files in path order, and each file sees the views and tables the files before
 it created, which a worker cannot know. So every worker analyses its share of the files from
@@ -8,6 +8,12 @@ answers the repository gave it. The parent uses a record only where it holds - w
 repository, after the files before it, answers the same - and analyses every other file
 again, in order; so the result is the one a sequential check makes, whatever the number of
 workers.
+
+A file of many statements is split the same way when it is checked alone (or fixed): each
+worker analyses a run of its statements from the tables as they were before the file, and
+the parent, reading the file in order, takes a statement's analysis where it holds - it
+named no table a statement before it in the file defined, and defines none itself
+(`sortlint.linter.analysis.UnitAnalysis.holds`) - and analyses any other itself.
 
 Only records come back (plans stay in the worker), which is all a check without fixes
 reports. Where forking is safe (Linux) workers are forked: they start from the parent's
@@ -22,21 +28,28 @@ from __future__ import annotations
 import multiprocessing
 import sys
 import tempfile
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from functools import partial
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from sortlint.store import Store
 from sortlint.workspace.records import FileRecord
 
 if TYPE_CHECKING:
+    from sortlint.linter.analysis import Ahead, AnalyseUnits, UnitAnalysis
+    from sortlint.units import Unit
     from sortlint.workspace.check import Workspace
+
+T = TypeVar("T")
 
 # A worker costs a start and a result to unpickle; below this many files per worker the
 # parent alone is as quick.
 FILES_PER_WORKER = 4
+# The same for a run of one file's statements (a statement costs about a millisecond).
+STATEMENTS_PER_WORKER = 500
 
 
 def default_start_method() -> str | None:
@@ -50,11 +63,11 @@ def default_start_method() -> str | None:
 
 def analyse_ahead(
     files: Sequence[Path], workspace: Workspace, jobs: int, start_method: str | None = None
-) -> dict[str, FileRecord]:
+) -> dict[str, FileRecord] | None:
     """Records of the files (and of the models they read), by key, made by `jobs - 1`
     worker processes while this one analyses the first share; files a worker could not
-    analyse are missing. `start_method` ("fork", "spawn", "forkserver") overrides the
-    platform's choice.
+    analyse are missing; None when no worker started (too few files). `start_method`
+    ("fork", "spawn", "forkserver") overrides the platform's choice.
 
     Each share holds files of every depth of the files' lineage (as `Preparation.upstream`
     guesses it), upstream first, and the workers share their records through the cache as
@@ -64,7 +77,7 @@ def analyse_ahead(
     jobs = min(jobs, len(files) // FILES_PER_WORKER)
     method = start_method or default_start_method()
     if jobs < 2 or method is None:
-        return {}
+        return None
     shares: list[list[Path]] = [[] for _ in range(jobs)]
     for level in lineage_levels(files, workspace.preparation.upstream):
         for share, part in zip(shares, balanced_shares(level, jobs)):
@@ -88,8 +101,87 @@ def analyse_ahead(
             workers.append((process, receive))
         found = _analyse_share(shares[0], start)
         for process, receive in workers:
-            found.update(_collect(process, receive))
+            found.update(_collect(process, receive, {}))
     return found
+
+
+def statements_ahead(jobs: int, start_method: str | None = None) -> Ahead | None:
+    """How a big file's statements are analysed ahead by `jobs - 1` forked workers, or None
+    where workers cannot be forked: a spawned one would be sent the whole file, its tokens
+    and the repository's tables, which costs about what it saves."""
+    if jobs < 2 or (start_method or default_start_method()) != "fork":
+        return None
+    return partial(_runs_ahead, jobs=jobs)
+
+
+@contextmanager
+def _runs_ahead(
+    units: Sequence[Unit], analyse: AnalyseUnits, jobs: int
+) -> Iterator[Callable[[int], UnitAnalysis | None]]:
+    """Runs of the units after the first share, analysed by forked workers (one per
+    `STATEMENTS_PER_WORKER` units, at most `jobs - 1`) while this process goes through the
+    first; yields the analysis of a unit by index (None for the first share's, and for a
+    worker's that failed), each worker's received when its first unit is asked for.
+    Workers still running when it closes are stopped."""
+    runs = contiguous_shares([len(unit.text) for unit in units], min(jobs, len(units) // STATEMENTS_PER_WORKER))
+    context = multiprocessing.get_context("fork")
+    workers = []
+    try:
+        for first, last in runs[1:]:
+            receive, send = context.Pipe(duplex=False)
+            process = context.Process(target=_work_on_run, args=(send, analyse, first, last, receive), daemon=True)
+            process.start()
+            send.close()
+            workers.append((first, last, process, receive))
+        yield _Received(workers).analysis
+    finally:
+        for _, _, process, receive in workers:
+            receive.close()
+            if process.is_alive():
+                process.terminate()
+            process.join()
+
+
+class _Received:
+    """The analyses the workers send, received in order as the units are asked for."""
+
+    def __init__(self, workers: list) -> None:
+        self.waiting = list(workers)
+        self.first, self.analyses = 0, []  # the received run: its first unit, its analyses
+        self.end = workers[0][0] if workers else 0  # where the received run ends
+
+    def analysis(self, index: int) -> UnitAnalysis | None:
+        while self.waiting and index >= self.end:
+            first, last, process, receive = self.waiting.pop(0)
+            self.first, self.end = first, last
+            self.analyses = _collect(process, receive, [])
+        offset = index - self.first
+        return self.analyses[offset] if 0 <= offset < len(self.analyses) else None
+
+
+def _work_on_run(send: Connection, analyse: AnalyseUnits, first: int, last: int, own_end: Connection) -> None:
+    """A worker: analyse units [first, last) of a file, send their analyses, leave (failing
+    in silence, as `_work` does: the parent analyses them itself)."""
+    try:
+        own_end.close()
+        send.send(analyse(first, last))
+    except (Exception, KeyboardInterrupt):
+        raise SystemExit(1) from None
+    finally:
+        send.close()
+
+
+def contiguous_shares(sizes: Sequence[int], count: int) -> list[tuple[int, int]]:
+    """[first, last) of `count` runs of consecutive items, about equal in total size."""
+    total = sum(sizes) or 1
+    bounds, running, share = [0], 0, 1
+    for index, size in enumerate(sizes):
+        running += size
+        if share < count and running * count >= total * share:
+            bounds.append(index + 1)
+            share += 1
+    bounds.append(len(sizes))
+    return [(first, last) for first, last in zip(bounds, bounds[1:]) if first < last]
 
 
 def lineage_levels(files: Sequence[Path], upstream: Mapping[Path, tuple[Path, ...]]) -> list[list[Path]]:
@@ -172,12 +264,13 @@ def _analyse_share(share: Sequence[Path], start: tuple) -> dict[str, FileRecord]
     return workspace.made
 
 
-def _collect(process: multiprocessing.process.BaseProcess, receive: Connection) -> dict[str, FileRecord]:
+def _collect(process: multiprocessing.process.BaseProcess, receive: Connection, nothing: T) -> T:
+    """What the worker sent, or `nothing` when it failed."""
     try:
         results = receive.recv()
     except (EOFError, OSError):  # the worker died before it sent anything
-        results = {}
+        results = nothing
     finally:
         receive.close()
     process.join()
-    return results if process.exitcode == 0 else {}
+    return results if process.exitcode == 0 else nothing

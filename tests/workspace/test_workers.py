@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from sortlint.cli import main
 from sortlint.config import load_config
+from sortlint.linter import analysis
 from sortlint.workspace import workers
 from sortlint.workspace.check import Workspace, check
 from sortlint.sources.frontend import Reading
@@ -185,3 +187,110 @@ def test_the_platform_decides_how_workers_start(monkeypatch):
     assert workers.default_start_method() == "fork"
     monkeypatch.setattr(workers.sys, "platform", "darwin")
     assert workers.default_start_method() == "spawn"
+
+
+# One file of many statements, checked alone: runs of its statements go to workers.
+STATEMENTS = [
+    SORTED_SCAN,  # SL001
+    VIEW_READ,  # before the view exists: nothing to say
+    "SELECT order_id FROM sales.orders ORDER BY order_id;\n",
+    "SELECT order_date FROM sales.orders ORDER BY (order_date;\n",  # does not parse
+    "CREATE OR REPLACE TEMP VIEW paid_orders AS\n"
+    "SELECT order_date, created_at, amount FROM sales.orders WHERE status = 'PAID';\n",
+    VIEW_READ,  # SL001, through the view
+    SORTED_SCAN.replace(";", "; -- noqa: SL001"),
+    "CREATE TABLE daily AS SELECT order_date, order_id, amount FROM sales.orders;\n",
+    "SELECT order_date, amount FROM daily ORDER BY order_date, amount;\n",  # SL003, the table's constant
+    SORTED_SCAN,  # SL001
+    VIEW_READ,  # SL001, through the view
+    "SELECT order_id FROM sales.orders ORDER BY order_id;\n",
+]
+
+
+@pytest.fixture
+def one_big_file(tmp_path: Path, monkeypatch) -> Path:
+    """The file, with a worker for every 3 statements (a real file needs 500)."""
+    monkeypatch.setattr(workers, "STATEMENTS_PER_WORKER", 3)
+    (tmp_path / "sortlint.yml").write_text(CATALOG)
+    (tmp_path / "big.sql").write_text("".join(STATEMENTS))
+    return tmp_path / "big.sql"
+
+
+@pytest.fixture
+def statements_analysed_here(monkeypatch) -> list[int]:
+    """The lines of the statements this process analysed itself (not a worker)."""
+    lines: list[int] = []
+    parent, analyse_unit = os.getpid(), analysis.analyse_unit
+
+    def recorded(unit, tables, config, keep):
+        if os.getpid() == parent:
+            lines.append(unit.location(0)[0])
+        return analyse_unit(unit, tables, config, keep)
+
+    monkeypatch.setattr(analysis, "analyse_unit", recorded)
+    return lines
+
+
+def check_file(path: Path, jobs: int):
+    result = check([path], load_config(path.parent / "sortlint.yml"), jobs=jobs)
+    return [(f.line, f.code, f.message) for f in result.findings], [str(e) for e in result.all_errors]
+
+
+@pytest.mark.parametrize("jobs", [2, 3])
+def test_workers_analyse_runs_of_a_big_files_statements_as_a_sequential_check_would(
+    one_big_file: Path, jobs: int, statements_analysed_here
+):
+    sequential, sequential_errors = check_file(one_big_file, jobs=1)
+    assert statements_analysed_here == [1, 2, 3, 4, 5, 7, 8, 9, 10, 11, 12, 13]
+    statements_analysed_here.clear()
+
+    parallel, errors = check_file(one_big_file, jobs=jobs)
+
+    assert [(line, code) for line, code, _ in parallel] == [(1, "SL001"), (7, "SL001"), (10, "SL003"), (11, "SL001"), (12, "SL001")]
+    assert parallel == sequential
+    assert errors == sequential_errors == [f"{one_big_file}:4: cannot parse SQL: Expecting )"]
+    # What creates a view or a table, and what reads them after, is analysed here, in
+    # order; the workers' other statements are taken from them.
+    assert {5, 7, 9, 10, 12} <= set(statements_analysed_here)
+    assert {11, 13}.isdisjoint(statements_analysed_here)
+
+
+def test_a_worker_that_dies_leaves_its_statements_to_the_parent(one_big_file: Path, monkeypatch, statements_analysed_here):
+    parent, analyse_units = os.getpid(), analysis._analyse_units
+
+    def dies_in_a_worker(*args):
+        if os.getpid() != parent:
+            raise RuntimeError("worker killed")
+        return analyse_units(*args)
+
+    monkeypatch.setattr(analysis, "_analyse_units", dies_in_a_worker)
+    sequential = check_file(one_big_file, jobs=1)
+    statements_analysed_here.clear()
+    assert check_file(one_big_file, jobs=3) == sequential
+    assert statements_analysed_here == [1, 2, 3, 4, 5, 7, 8, 9, 10, 11, 12, 13]
+
+
+def test_a_big_file_is_fixed_the_same_with_workers(one_big_file: Path, capsys, statements_analysed_here):
+    parsed = [statement for statement in STATEMENTS if "(order_date;" not in statement]  # a file that does not parse is not fixed
+    one_big_file.write_text("".join(parsed).replace("ORDER BY order_id;", "ORDER BY order_id, order_id;"))
+    copy = one_big_file.with_name("copy.sql")
+    copy.write_text(one_big_file.read_text())
+
+    assert main(["check", "--fix", "--jobs", "1", str(copy)]) == 1
+    sequential = capsys.readouterr().out.replace("copy.sql", "big.sql")
+    analysed_in_sequence = len(statements_analysed_here)
+    statements_analysed_here.clear()
+    assert main(["check", "--fix", "--jobs", "3", str(one_big_file)]) == 1
+
+    assert capsys.readouterr().out == sequential
+    assert len(statements_analysed_here) < analysed_in_sequence  # the fixed text's too
+    assert sequential.endswith("Found 1 finding in 1 file.\n6 fixed, 1 remaining.\n")
+    assert one_big_file.read_text() == copy.read_text()
+    assert one_big_file.read_text().count("ORDER BY order_id;") == 2
+
+
+def test_runs_of_statements_balance_their_text():
+    assert workers.contiguous_shares([5, 1, 1, 1, 1, 1], 2) == [(0, 1), (1, 6)]
+    assert workers.contiguous_shares([1] * 7, 3) == [(0, 3), (3, 5), (5, 7)]
+    assert workers.contiguous_shares([1, 1], 1) == [(0, 2)]
+    assert workers.contiguous_shares([1, 1], 0) == [(0, 2)]
