@@ -15,9 +15,10 @@ rows already there and of the new ones (`Properties.union`: constants of the sam
 types, columns never null) - and nothing when what was there is not known; a dbt incremental model keeps what
 every run of its query guarantees (the union of its facts with themselves).
 
-Every fact is re-cited as `upstream`: it rests on another file's code, which may change
-without the reading file changing, so a fix resting on it is unsafe. Its text names the
-file (the clause's own line is in its text already).
+Every fact is re-cited as `upstream`: it rests on another statement's code (of another file,
+or earlier in the same one), which may change without the reading statement changing, so a
+fix resting on it is unsafe. Its message says so, in words that hold for both; its text
+names the file (the clause's own line is in its text already).
 """
 
 from __future__ import annotations

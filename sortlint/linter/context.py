@@ -103,5 +103,5 @@ def because(evidence: Iterable[Evidence]) -> str:
     texts = sorted({str(e) for e in evidence}, key=lambda t: (not t.startswith("declared"), t))
     if not texts:
         return "the query itself"
-    upstream = " (another file's code, which may change)" if any(e.basis == "upstream" for e in evidence) else ""
+    upstream = " (code outside this statement, which may change)" if any(e.basis == "upstream" for e in evidence) else ""
     return "; ".join(texts) + upstream

@@ -21,7 +21,7 @@ import spark_support
 from sortlint.cli import main
 from spark_support import spark  # noqa: F401  (the session fixture)
 
-UPSTREAM = " (another file's code, which may change) [upstream]"
+UPSTREAM = " (code outside this statement, which may change) [upstream]"
 
 TICKETS = """\
 target: spark

@@ -35,7 +35,7 @@ def test_only_findings_in_changed_statements(pull_request, capsys):
         # (the unchanged GROUP BY level, host, time on line 13 is not reported)
         # a new statement reading a view that an unchanged file creates: both keys are
         # constant, and an aggregate needs one key to keep its empty result empty
-        "sql/latency.sql:15:66: SL103 group key host is constant: WHERE events.host = 'api-1.example.com' (sql/api_views.sql:5) (another file's code, which may change) [upstream]",
+        "sql/latency.sql:15:66: SL103 group key host is constant: WHERE events.host = 'api-1.example.com' (sql/api_views.sql:5) (code outside this statement, which may change) [upstream]",
         f"sql/latency.sql:15:72: SL103 group key time is constant: {DECLARED} [declared]",
         # a new file
         "sql/new_report.sql:4:16: SL103 [*] group key level is constant: WHERE events.level = 'WARN' (line 3) [query]",

@@ -77,7 +77,7 @@ RENAMED_SORT = (
 # that it returns no row when no row comes).
 VIEW_GROUP_KEY = (
     f"{rule('SL103', 'redundant-group-keys')}: group key host is constant: WHERE events.host = "
-    "'api-1.example.com' (sql/api_views.sql:5) (another file's code, which may change) (basis: upstream)\n\n"
+    "'api-1.example.com' (sql/api_views.sql:5) (code outside this statement, which may change) (basis: upstream)\n\n"
     + marker("badf6e16cdbae70be82196e35d4f0848")
 )
 VIEW_GROUP_TIME = (

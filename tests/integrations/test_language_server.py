@@ -269,7 +269,7 @@ async def test_a_dbt_model_follows_its_upstream_model_in_an_unsaved_buffer(clien
     before = seen(client, reader)
     change_document(client, upstream_uri, 2, "select host, time from {{ source('raw', 'events') }} where host = 'a'\n")
     assert await published(client, reader, before) == [
-        warning(span(0, 51, 0, 55), "sort key host is constant: WHERE events.host = 'a' (shop/models/hosts.sql:1) (another file's code, which may change)"),
+        warning(span(0, 51, 0, 55), "sort key host is constant: WHERE events.host = 'a' (shop/models/hosts.sql:1) (code outside this statement, which may change)"),
     ]
     assert upstream.read_text() == "select host, time from {{ source('raw', 'events') }}\n"
 

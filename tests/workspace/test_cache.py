@@ -47,15 +47,15 @@ order by kind, host
 
 KIND_EMAIL = [
     "models/marts/daily.sql:3:10: SL103 [*unsafe] group key kind is constant: WHERE events.kind = 'email' "
-    "(models/staging/stg_events.sql:1) (another file's code, which may change) [upstream]",
+    "(models/staging/stg_events.sql:1) (code outside this statement, which may change) [upstream]",
     "models/marts/daily.sql:4:10: SL003 [*unsafe] sort key kind is constant: WHERE events.kind = 'email' "
-    "(models/staging/stg_events.sql:1) (another file's code, which may change) [upstream]",
+    "(models/staging/stg_events.sql:1) (code outside this statement, which may change) [upstream]",
 ]
 HOST_A = [
     "models/marts/daily.sql:3:16: SL103 [*unsafe] group key host is constant: WHERE events.host = 'a' "
-    "(models/staging/stg_events.sql:1) (another file's code, which may change) [upstream]",
+    "(models/staging/stg_events.sql:1) (code outside this statement, which may change) [upstream]",
     "models/marts/daily.sql:4:16: SL003 [*unsafe] sort key host is constant: WHERE events.host = 'a' "
-    "(models/staging/stg_events.sql:1) (another file's code, which may change) [upstream]",
+    "(models/staging/stg_events.sql:1) (code outside this statement, which may change) [upstream]",
 ]
 
 
@@ -223,12 +223,12 @@ def test_an_edited_view_in_another_file_changes_its_readers_findings(tmp_path, c
         "b_read.sql": "SELECT kind, host FROM emails ORDER BY kind, host;\n",
     })
     constant_kind = ["b_read.sql:1:40: SL003 [*unsafe] sort key kind is constant: WHERE events.kind = 'email' "
-                     "(a_view.sql:1) (another file's code, which may change) [upstream]"]
+                     "(a_view.sql:1) (code outside this statement, which may change) [upstream]"]
     assert findings(tmp_path, capsys) == constant_kind
     write(tmp_path, {"a_view.sql": "CREATE VIEW emails AS SELECT id, kind, host FROM raw.events WHERE host = 'x';\n"})
     assert findings(tmp_path, capsys) == [
         "b_read.sql:1:46: SL003 [*unsafe] sort key host is constant: WHERE events.host = 'x' (a_view.sql:1) "
-        "(another file's code, which may change) [upstream]"
+        "(code outside this statement, which may change) [upstream]"
     ]
 
 
@@ -367,7 +367,7 @@ def test_an_added_model_is_checked_with_its_upstream(project, capsys):
     assert findings(project, capsys) == KIND_EMAIL
     write(project, {"models/marts/by_host.sql": "select host, kind from {{ ref('stg_events') }} order by kind, host\n"})
     added = ["models/marts/by_host.sql:1:57: SL003 [*unsafe] sort key kind is constant: WHERE events.kind = 'email' "
-             "(models/staging/stg_events.sql:1) (another file's code, which may change) [upstream]"]
+             "(models/staging/stg_events.sql:1) (code outside this statement, which may change) [upstream]"]
     assert findings(project, capsys, "models/marts/by_host.sql") == added
     assert findings(project, capsys) == sorted(added + KIND_EMAIL)
 
