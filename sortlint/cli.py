@@ -171,7 +171,7 @@ def _checking_options(command: argparse.ArgumentParser) -> None:
     )
     command.add_argument(
         "--jobs", type=_positive("a positive number of processes"), default=0, metavar="N",
-        help="processes analysing files (default: one per CPU; without --fix/--diff)",
+        help="processes analysing files (default: one per CPU); with --fix/--diff or one file, the runs of a file of many statements",
     )
     _cache_options(command)
 

@@ -22,9 +22,10 @@ from sortlint.config import Config
 from sortlint.diagnostics import Finding
 from sortlint.errors import InternalError, UserError, from_recursion
 from sortlint.linter.lint import analyse_statement, lint_statement, output_types, stored_rows
-from sortlint.linter.results import FileAnalysis, Kept
+from sortlint.linter.results import FileAnalysis, Kept, UnitAnalysis
 from sortlint.linter.rules import CODES
 from sortlint.linter.suppression import noqa_comments, unknown_codes, unsilenced
+from sortlint.linter.unchanged import Unchanged
 from sortlint.plan.grouping import ungrouped_columns
 from sortlint.plan.nodes import Opaque, Span
 from sortlint.plan.parse import too_deeply_nested
@@ -45,27 +46,8 @@ class StatementTables(TableLookup, Protocol):
     def register(self, statement: Statement) -> None: ...
 
 
-@dataclass
-class UnitAnalysis:
-    """One unit's statement (as the check keeps it), findings and errors; and, when a
-    worker analysed it ahead, the tables it named and what it defines, which say whether
-    the analysis holds where the unit stands in its file."""
-
-    statement: Statement | None
-    findings: list[Finding] = field(default_factory=list)
-    errors: list[UserError] = field(default_factory=list)
-    named: frozenset[str] = frozenset()
-    defines: str | None = None
-
-    def holds(self, defined_before: set[str]) -> bool:
-        """Whether the unit's analysis from the tables as they were before its file is the
-        one in order: it named no table its file's statements before it defined, and it
-        defines none (its statement would be registered for those after it)."""
-        return self.defines is None and self.named.isdisjoint(defined_before)
-
-
 # Analyses units [first, last) of the file in order, from the tables as they were before it.
-AnalyseUnits = Callable[[int, int], list[UnitAnalysis]]
+AnalyseUnits = Callable[[int, int], "list[UnitAnalysis | None]"]
 # Given a file's units and how to analyse a run of them, analyses some of them ahead (in
 # other processes) and yields a lookup of those analyses by unit index, done when it closes.
 Ahead = Callable[[Sequence[Unit], AnalyseUnits], AbstractContextManager[Callable[[int], "UnitAnalysis | None"]]]
@@ -73,7 +55,7 @@ Ahead = Callable[[Sequence[Unit], AnalyseUnits], AbstractContextManager[Callable
 
 def analyse_file(
     path: Path, raw: str, reading: Reading, tables: StatementTables, keep: Kept = Kept.PLANS,
-    ahead: Ahead | None = None,
+    ahead: Ahead | None = None, earlier: FileAnalysis | None = None,
 ) -> FileAnalysis:
     """The file's findings and errors, and its statements as `keep` says. A check that only
     reports lets each plan go once it is linted, so that a file's memory does not grow with
@@ -83,7 +65,10 @@ def analyse_file(
     goes through them in order: a statement analysed ahead is taken when its analysis holds
     (`UnitAnalysis.holds`), the tables it named asked again here (they must learn of it as if
     it were analysed here); any other is analysed here. Plans do not travel, so nothing is
-    analysed ahead when `keep` is `Kept.PLANS`."""
+    analysed ahead when `keep` is `Kept.PLANS`.
+
+    `earlier` is the fixer's analysis of the file before its edits (`Kept.FACTS`): the
+    statements no edit touched are taken from it (`sortlint.linter.unchanged`)."""
     config = reading.config
     result = FileAnalysis(path, raw)
     try:
@@ -98,27 +83,46 @@ def analyse_file(
             result.errors.append(InternalError.during(error, "reading the file", path))
         return result
     result.remarks = list(reading.remarks.get(path, ()))
-    analyse_ahead = partial(_analyse_units, units, tables, config, keep)
+    unchanged = Unchanged(earlier, units) if earlier is not None and keep is Kept.FACTS else None
+    skipped = unchanged.candidates(units) if unchanged is not None else frozenset()
+    analyse_ahead = partial(_analyse_units, units, tables, config, keep, skipped)
     defined: set[str] = set()  # what the file's statements defined so far
     with (ahead(units, analyse_ahead) if ahead is not None and keep is not Kept.PLANS else nullcontext(_none)) as found:
         for index, unit in enumerate(units):
-            done = found(index)
-            if done is not None and done.holds(defined):
-                _take(unit, done, tables)
-            else:
-                done = analyse_unit(unit, tables, config, keep)
-                if done.statement is not None:
-                    tables.register(done.statement)  # once analysed: a statement reading the table it writes reads what was there
-                    if done.statement.defined is not None:
-                        defined.add(done.statement.defined.lower())
+            done = unchanged.taken(index, unit) if unchanged is not None else None
+            if done is None:
+                done = _in_order(unit, found(index), tables, config, keep, defined)
+                if unchanged is not None:
+                    unchanged.analysed(index, unit, done)
             result.findings.extend(done.findings)
             result.errors.extend(done.errors)
+            if keep is Kept.FACTS:
+                done.statement = done.statement and done.statement.without_plan()
+                result.units.append(done)
             if keep is not Kept.NOTHING and done.statement is not None:
-                result.statements.append(done.statement.without_plan() if keep is Kept.FACTS else done.statement)
+                result.statements.append(done.statement)
     comments = noqa_comments(path, raw, units, config.dialect)
     result.findings = unsilenced(result.findings, comments)
     result.errors += unknown_codes(path, comments, CODES)
     return result
+
+
+def _in_order(
+    unit: Unit, ahead: UnitAnalysis | None, tables: StatementTables, config: Config, keep: Kept, defined: set[str]
+) -> UnitAnalysis:
+    """The unit's analysis where it stands in its file: the one made `ahead` if it holds,
+    else one made here, its statement registered for those after it (once analysed: a
+    statement reading the table it writes reads what was there)."""
+    if ahead is not None and ahead.holds(defined):
+        _take(unit, ahead, tables)
+        return ahead
+    done = analyse_unit(unit, tables, config, keep)
+    done.unit = unit
+    if done.statement is not None:
+        tables.register(done.statement)
+    if done.defines is not None:
+        defined.add(done.defines.lower())
+    return done
 
 
 def _none(index: int) -> None:
@@ -131,7 +135,7 @@ def analyse_unit(unit: Unit, tables: TableLookup, config: Config, keep: Kept) ->
     statement = built(unit, tables, config)
     if statement.error is not None:
         return UnitAnalysis(None, errors=[statement.error])
-    done = UnitAnalysis(statement)
+    done = UnitAnalysis(statement, defines=statement.defined)
     try:
         analysis = analyse_statement(unit, statement.root, config)
         statement.output_types = output_types(statement, analysis)
@@ -149,19 +153,23 @@ def analyse_unit(unit: Unit, tables: TableLookup, config: Config, keep: Kept) ->
 
 
 def _analyse_units(
-    units: Sequence[Unit], tables: StatementTables, config: Config, keep: Kept, first: int, last: int
-) -> list[UnitAnalysis]:
+    units: Sequence[Unit], tables: StatementTables, config: Config, keep: Kept, skipped: frozenset[int],
+    first: int, last: int,
+) -> list[UnitAnalysis | None]:
     """Units [first, last) analysed in order from `tables` as they are, each with the tables
     it named, ready to be sent to the process that reads the file in order: without plans
-    or units (a unit holds the whole file's text; the receiver has its own)."""
-    handed = []
-    for unit in units[first:last]:
-        naming = Naming(tables)
+    or units (a unit holds the whole file's text; the receiver has its own). The `skipped`
+    ones (which define nothing) are left to that process: None."""
+    handed: list[UnitAnalysis | None] = []
+    for index in range(first, last):
+        if index in skipped:
+            handed.append(None)
+            continue
+        unit, naming = units[index], Naming(tables)
         done = analyse_unit(unit, naming, config, keep)
         statement = done.statement
         if statement is not None:
             tables.register(statement)
-            done.defines = statement.defined
             done.statement = replace(statement.without_plan(), unit=_stand_in(unit), view=None) if keep is not Kept.NOTHING else None
         done.named = frozenset(naming.named)
         handed.append(done)
@@ -182,6 +190,7 @@ def _take(unit: Unit, done: UnitAnalysis, tables: TableLookup) -> None:
         tables.columns(name)
         tables.view(name)
         tables.stored(name)
+    done.unit = unit
     if done.statement is not None:
         done.statement = replace(done.statement, unit=unit)
     if unit.tokens is not None:

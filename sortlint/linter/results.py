@@ -14,6 +14,7 @@ from sortlint.errors import UserError
 
 if TYPE_CHECKING:
     from sortlint.plan.statement import Statement
+    from sortlint.units import Unit
 
 
 @dataclass
@@ -26,6 +27,30 @@ class FileAnalysis:
     # What the user should know of how the file was read: (kind, text), a "note" (a
     # renderer's fallback, and why) or a "warning" (a layout declared on a view)
     remarks: list[tuple[str, str]] = field(default_factory=list)
+    # Each unit's analysis, kept for the fixer (`Kept.FACTS`): the analysis of the fixed
+    # text takes those of the statements no fix touched (`sortlint.linter.analysis`).
+    units: list[UnitAnalysis] = field(default_factory=list)
+
+
+@dataclass
+class UnitAnalysis:
+    """One unit's statement (as the check keeps it), findings (before `noqa` comments are
+    applied) and errors. When a worker analysed it ahead, also the tables it named and what
+    it defines, which say whether the analysis holds where the unit stands in its file;
+    `unit` is set where the file is read in order."""
+
+    statement: Statement | None
+    findings: list[Finding] = field(default_factory=list)
+    errors: list[UserError] = field(default_factory=list)
+    named: frozenset[str] = frozenset()
+    defines: str | None = None
+    unit: Unit | None = None
+
+    def holds(self, defined_before: set[str]) -> bool:
+        """Whether the unit's analysis from the tables as they were before its file is the
+        one in order: it named no table its file's statements before it defined, and it
+        defines none (its statement would be registered for those after it)."""
+        return self.defines is None and self.named.isdisjoint(defined_before)
 
 
 class Kept(Enum):

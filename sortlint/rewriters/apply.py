@@ -31,7 +31,7 @@ from sortlint.ordering.types import sql_type
 
 MAX_ROUNDS = 10
 Tables = TypeVar("Tables", bound=StatementTables)  # what the file's statements saw
-Reanalyse = Callable[[str], "tuple[FileAnalysis, Tables]"]
+Reanalyse = Callable[[str, "FileAnalysis | None"], "tuple[FileAnalysis, Tables]"]
 
 
 @dataclass
@@ -125,7 +125,7 @@ def _overlaps_taken(taken: list[tuple[int, int]], start: int, end: int) -> bool:
 def _try(current: FileAnalysis, batch: list[Finding], reanalyse: Reanalyse):
     """The new analysis and tables if the batch's fixes prove out, else why not."""
     edits = [e for f in batch for e in f.fix.edits]
-    after, tables = reanalyse(apply_edits(current.raw, edits))
+    after, tables = reanalyse(apply_edits(current.raw, edits), current)
     reason = proof_failure(current, after, batch, edits)
     return (after, tables) if reason is None else reason
 

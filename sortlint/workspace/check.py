@@ -36,7 +36,8 @@ from sortlint.workspace.tables import FileTables, RepositoryTables
 if TYPE_CHECKING:
     from sortlint.linter.analysis import Ahead
 
-Reanalyse = Callable[[str], "tuple[FileAnalysis, FileTables]"]
+# (new text of the file, the analysis of its text before, if any) -> its analysis and tables
+Reanalyse = Callable[[str, "FileAnalysis | None"], "tuple[FileAnalysis, FileTables]"]
 # (analysis, tables, reanalyse) -> the analysis and tables to keep for the file (the fixer's).
 OnFile = Callable[[FileAnalysis, FileTables, Reanalyse], "tuple[FileAnalysis, FileTables]"]
 
@@ -70,7 +71,9 @@ def check(
     progress: Callable[[int, int], None] | None = None,
 ) -> Result:
     """Analyse every file. `on_file(analysis, tables, reanalyse)` may replace a file's
-    analysis (the fixer does); `reanalyse(text)` analyses new text from the same start.
+    analysis (the fixer does); `reanalyse(text, earlier)` analyses new text from the same
+    start, taking from `earlier` (the analysis of the text it was made from, or None) what
+    no change touched.
 
     With `jobs` > 1 and no `on_file`, worker processes analyse files ahead (see
     `sortlint.workspace.workers`; `start_method` forces how they start). `store` is the
@@ -116,13 +119,13 @@ def check(
             result.errors.append(error)
             continue
 
-        def reanalyse(text: str, path: Path = path) -> tuple[FileAnalysis, FileTables]:
+        def reanalyse(text: str, earlier: FileAnalysis | None, path: Path = path) -> tuple[FileAnalysis, FileTables]:
             from sortlint.linter.analysis import analyse_file
 
             tables = FileTables(workspace.repository)
-            return analyse_file(path, text, reading, tables, keep, workspace.ahead), tables
+            return analyse_file(path, text, reading, tables, keep, workspace.ahead, earlier), tables
 
-        analysis, tables = reanalyse(raw)
+        analysis, tables = reanalyse(raw, None)
         if on_file is not None:
             analysis, tables = on_file(analysis, tables, reanalyse)
         tables.commit()

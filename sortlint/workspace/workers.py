@@ -13,7 +13,7 @@ A file of many statements is split the same way when it is checked alone (or fix
 worker analyses a run of its statements from the tables as they were before the file, and
 the parent, reading the file in order, takes a statement's analysis where it holds - it
 named no table a statement before it in the file defined, and defines none itself
-(`sortlint.linter.analysis.UnitAnalysis.holds`) - and analyses any other itself.
+(`sortlint.linter.results.UnitAnalysis.holds`) - and analyses any other itself.
 
 Only records come back (plans stay in the worker), which is all a check without fixes
 reports. Where forking is safe (Linux) workers are forked: they start from the parent's
@@ -39,7 +39,8 @@ from sortlint.store import Store
 from sortlint.workspace.records import FileRecord
 
 if TYPE_CHECKING:
-    from sortlint.linter.analysis import Ahead, AnalyseUnits, UnitAnalysis
+    from sortlint.linter.analysis import Ahead, AnalyseUnits
+    from sortlint.linter.results import UnitAnalysis
     from sortlint.units import Unit
     from sortlint.workspace.check import Workspace
 
