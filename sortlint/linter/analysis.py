@@ -90,7 +90,9 @@ def analyse_file(
     with (ahead(units, analyse_ahead) if ahead is not None and keep is not Kept.PLANS else nullcontext(_none)) as found:
         for index, unit in enumerate(units):
             done = unchanged.taken(index, unit) if unchanged is not None else None
-            if done is None:
+            if done is not None:
+                _let_go(unit)
+            else:
                 done = _in_order(unit, found(index), tables, config, keep, defined)
                 if unchanged is not None:
                     unchanged.analysed(index, unit, done)
@@ -184,8 +186,8 @@ def _stand_in(unit: Unit) -> Unit:
 
 def _take(unit: Unit, done: UnitAnalysis, tables: TableLookup) -> None:
     """Take a unit's analysis made ahead: its tables are asked again here (so that `tables`
-    knows the file read them, and defines on demand what it would have for the unit), its
-    unit is its own again, and its tokens, never parsed here, are let go."""
+    knows the file read them, and defines on demand what it would have for the unit), and
+    its unit is its own again."""
     for name in sorted(done.named):
         tables.columns(name)
         tables.view(name)
@@ -193,6 +195,11 @@ def _take(unit: Unit, done: UnitAnalysis, tables: TableLookup) -> None:
     done.unit = unit
     if done.statement is not None:
         done.statement = replace(done.statement, unit=unit)
+    _let_go(unit)
+
+
+def _let_go(unit: Unit) -> None:
+    """Free the tokens of a unit analysed elsewhere, which no parser here will take."""
     if unit.tokens is not None:
         unit.tokens.take()
 
