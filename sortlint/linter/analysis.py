@@ -13,13 +13,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from sortlint.config import Config
-from sortlint.diagnostics import Finding
 from sortlint.errors import InternalError, UserError, from_recursion
 from sortlint.linter.lint import analyse_statement, lint_statement, output_types, stored_rows
 from sortlint.linter.results import FileAnalysis, Kept, UnitAnalysis

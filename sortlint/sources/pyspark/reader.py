@@ -287,10 +287,9 @@ class JobReader:
             self.branches(scope, branches, keep_before=True)
         elif isinstance(node, cst.With):
             for item in node.items:
-                value = self.expression(item.item, scope)
+                self.expression(item.item, scope)  # what it reads or does, as any expression
                 if item.asname is not None:
                     self.bind(item.asname.name, Unknown("a context manager"), scope)
-                del value
             self.block(_body(node.body), scope)
         elif isinstance(node, (cst.Try, cst.TryStar)):
             self.block(_body(node.body), scope)
@@ -636,10 +635,10 @@ class JobReader:
         if fields is None:
             return Unknown("a string formatted in a way not followed")
         texts = []
-        for field in fields[0]:
-            argument = formatting.argument(field.key)
+        for placeholder in fields[0]:
+            argument = formatting.argument(placeholder.key)
             value = argument.value if isinstance(argument, PyValue) and argument.known else constants.UNKNOWN
-            texts.append(constants.format_text(field, style, value))
+            texts.append(constants.format_text(placeholder, style, value))
         text = None
         if all(t is not constants.UNKNOWN for t in texts):
             text = apply_formatting(MappedText(str(template.value), ()), style,
