@@ -84,7 +84,7 @@ def fix_file(analysis: FileAnalysis, tables: Tables, reanalyse: Reanalyse, unsaf
         ]
         if not candidates:
             break
-        batch = _non_overlapping(candidates)
+        batch = non_overlapping(candidates)
         proved = _try(current, batch, reanalyse)
         if isinstance(proved, tuple):
             outcome.final, outcome.tables = proved
@@ -101,7 +101,7 @@ def fix_file(analysis: FileAnalysis, tables: Tables, reanalyse: Reanalyse, unsaf
     return outcome
 
 
-def _non_overlapping(findings: list[Finding]) -> list[Finding]:
+def non_overlapping(findings: list[Finding]) -> list[Finding]:
     """The findings in order, leaving out each whose edits overlap those of one kept before
     it. The kept edits are disjoint, so sorted by (start, end) their ends grow too: an
     edit overlaps one of them exactly when it overlaps the last that starts before it ends."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import textwrap
 from pathlib import Path
+from random import Random
 
 import pytest
 
@@ -21,6 +22,7 @@ from sortlint.sources.sql.files import sql_units
 from sortlint.workspace.records import Definition, FileRecord, answer
 from sortlint.workspace.tables import RepositoryTables
 from sortlint.workspace.workers import balanced_shares
+from statement_files import random_file
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -294,3 +296,17 @@ def test_runs_of_statements_balance_their_text():
     assert workers.contiguous_shares([1] * 7, 3) == [(0, 3), (3, 5), (5, 7)]
     assert workers.contiguous_shares([1, 1], 1) == [(0, 2)]
     assert workers.contiguous_shares([1, 1], 0) == [(0, 2)]
+
+
+def test_random_files_are_analysed_by_workers_as_in_sequence(tmp_path: Path, monkeypatch, statements_analysed_here):
+    monkeypatch.setattr(workers, "STATEMENTS_PER_WORKER", 2)
+    (tmp_path / "sortlint.yml").write_text(CATALOG)
+    path = tmp_path / "q.sql"
+    taken = 0
+    for seed in range(20):
+        path.write_text(random_file(Random(seed), 12))
+        sequential = check_file(path, jobs=1)
+        statements_analysed_here.clear()
+        assert check_file(path, jobs=3) == sequential, seed
+        taken += 12 - len(statements_analysed_here)
+    assert taken > 40, taken  # most statements were taken from the workers
