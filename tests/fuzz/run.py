@@ -26,12 +26,14 @@ found (not shrunk), with the CTAS as `upstream.sql` beside the reader.
 
 from __future__ import annotations
 
+import functools
 import os
 import random
 import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -290,30 +292,34 @@ def _spark_engine(workdir: Path) -> SparkEngine:
     return SparkEngine(start_session(workdir / "spark"))
 
 
-def replay(directory: Path) -> int:
+def replay(directories: list[Path]) -> int:
+    """Run each reproducer again; 1 if any still fails. They share one work folder and one
+    Spark session: Spark keeps the first session of a process (`getOrCreate`), whose
+    warehouse is in the folder it was made with."""
+    with tempfile.TemporaryDirectory(prefix="sortlint-replay-") as tmp:
+        work = Path(tmp)
+        spark = functools.cache(lambda: _spark_engine(work / "spark-session"))
+        return max(_replay(directory, work / f"case-{i}", spark) for i, directory in enumerate(directories))
+
+
+def _replay(directory: Path, work: Path, spark: Callable[[], SparkEngine]) -> int:
     import json
 
+    work.mkdir()
     data = json.loads((directory / "case.json").read_text())
     catalog = reproducers.catalog_from_json(data["catalog"])
     case = reproducers.case_from_json(data["case"])
-    with tempfile.TemporaryDirectory(prefix="sortlint-replay-") as tmp:
-        work = Path(tmp)
-        if "upstream" in data or data["kind"].startswith("upstream-"):
-            from fuzz import multifile
+    if "upstream" in data or data["kind"].startswith("upstream-"):
+        from fuzz import multifile
 
-            spark = _spark_engine(work).spark
-            if "upstream" in data:
-                failure = multifile.check_one(spark, catalog, reproducers.case_from_json(data["upstream"]),
-                                              case, work)
-            else:  # the CTAS's own fix failed: the CTAS alone
-                failure = multifile.check_one(spark, catalog, case, None, work)
-            return _replayed(directory, failure)
-        if data["engine"] == "spark":
-            engine: Engine = _spark_engine(work)
-        else:
-            engine = DataFusionEngine(data["settings"].get("target_partitions", 4))
-        failure = engine.check_one(catalog, case, work)
-    return _replayed(directory, failure)
+        if "upstream" in data:
+            failure = multifile.check_one(spark().spark, catalog, reproducers.case_from_json(data["upstream"]),
+                                          case, work)
+        else:  # the CTAS's own fix failed: the CTAS alone
+            failure = multifile.check_one(spark().spark, catalog, case, None, work)
+        return _replayed(directory, failure)
+    engine: Engine = spark() if data["engine"] == "spark" else DataFusionEngine(data["settings"].get("target_partitions", 4))
+    return _replayed(directory, engine.check_one(catalog, case, work))
 
 
 def _replayed(directory: Path, failure: Failure | None) -> int:
@@ -326,7 +332,7 @@ def _replayed(directory: Path, failure: Failure | None) -> int:
 
 def main(argv: list[str]) -> int:
     if argv[:1] == ["replay"]:
-        return max(replay(Path(d)) for d in argv[1:])
+        return replay([Path(d) for d in argv[1:]])
     which = argv[0] if argv else "all"
     sys.stdout.reconfigure(line_buffering=True)  # progress lines reach a log file as they come
     seed = int(os.environ.get("FUZZ_SEED", "1"))
