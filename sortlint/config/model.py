@@ -311,13 +311,17 @@ class Config:
         return excludes_folder(folder, self.root, self.exclude)
 
     def rule_enabled(self, code: str) -> bool:
-        """Whether a rule runs: the longest matching prefix in select/ignore decides, as in ruff.
+        return rule_selected(code, self.select, self.ignore)
 
-        A code no ``select`` entry matches is off; on a tie, ``ignore`` wins.
-        """
-        selected = max((len(p) for p in self.select if code.startswith(p)), default=-1)
-        ignored = max((len(p) for p in self.ignore if code.startswith(p)), default=-1)
-        return selected > ignored
+
+def rule_selected(code: str, select: tuple[str, ...], ignore: tuple[str, ...]) -> bool:
+    """Whether a rule runs: the longest matching prefix in select/ignore decides, as in ruff.
+
+    A code no ``select`` entry matches is off; on a tie, ``ignore`` wins.
+    """
+    selected = max((len(p) for p in select if code.startswith(p)), default=-1)
+    ignored = max((len(p) for p in ignore if code.startswith(p)), default=-1)
+    return selected > ignored
 
 
 _Named = TypeVar("_Named")

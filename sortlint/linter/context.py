@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from sortlint.config import Config
 from sortlint.diagnostics import Applicability, Edit, Finding, Fix, UneditableRegion
 from sortlint.engines import Analysis
-from sortlint.ordering import Evidence, Properties, basis_of
+from sortlint.ordering import Evidence, Properties, Satisfaction, SortKey, basis_of
 from sortlint.plan import nodes as n
 from sortlint.sources.frontend import FixShapes
 from sortlint.sources.registry import fixes_for
@@ -23,13 +23,9 @@ ORDER_PRESERVING = (n.Project, n.Filter, n.Alias, n.Generate)
 class Context:
     unit: Unit
     root: n.Node
-    analysis: Analysis
-    parents: dict[int, n.Node] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        for node in n.walk(self.root):
-            for child in node.children:
-                self.parents[id(child)] = node
+    analysis: Analysis  # of `root`
+    # `sort_satisfaction`'s answers, by `id` of the sort
+    satisfactions: dict[int, Satisfaction] = field(default_factory=dict)
 
     @property
     def fixes(self) -> FixShapes:
@@ -48,7 +44,16 @@ class Context:
         return self.analysis.of(node.children[0])
 
     def parent(self, node: n.Node) -> n.Node | None:
-        return self.parents.get(id(node))
+        return self.analysis.parent(node)
+
+    def sort_satisfaction(self, node: n.Sort) -> Satisfaction:
+        """How many of a sort's keys its input already satisfies, and why: SL001, SL002 and
+        SL003 all ask it of the same sorts."""
+        found = self.satisfactions.get(id(node))
+        if found is None:
+            requirement = [SortKey(item.expr, item.options) for item in node.keys]
+            found = self.satisfactions[id(node)] = self.input_of(node).satisfaction(requirement)
+        return found
 
     def consumer(self, node: n.Node) -> n.Node | None:
         """The first ancestor that does something with row order (None: the result)."""

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import replace
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from sortlint.config import Config
-from sortlint.config.model import Location
+from sortlint.config.model import Location, rule_selected
 from sortlint.diagnostics import Applicability, Finding
 from sortlint.engines import Analysis, Place, analyse
 from sortlint.engines.stored import rows_written
 from sortlint.linter.context import Context
+from sortlint.linter.rules import Rule
 from sortlint.linter.rules import rules as all_rules
 from sortlint.ordering import Expr, Properties
 from sortlint.plan import nodes as n
@@ -37,7 +39,7 @@ def analyse_statement(unit: Unit, root: n.Node, config: Config) -> Analysis:
 
 def lint_statement(unit: Unit, root: n.Node, config: Config, analysis: Analysis | None = None) -> list[Finding]:
     context = Context(unit, root, analysis or analyse_statement(unit, root, config))
-    rules = [rule for rule in all_rules() if config.rule_enabled(rule.code)]
+    rules = enabled_rules(config.select, config.ignore)
     # A CTE read twice is built twice, one copy under each reader: its clauses are reported
     # once, and only what holds in every copy (a sort that one reader's join ignores may be
     # what the other reader's collect_list relies on).
@@ -66,6 +68,13 @@ def lint_statement(unit: Unit, root: n.Node, config: Config, analysis: Analysis 
             for f in reported
         ]
     return sorted(reported, key=lambda f: f.sort_key)
+
+
+@lru_cache(maxsize=16)
+def enabled_rules(select: tuple[str, ...], ignore: tuple[str, ...]) -> tuple[Rule, ...]:
+    """The rules a configuration's `select` and `ignore` turn on: the same for every
+    statement it checks."""
+    return tuple(rule for rule in all_rules() if rule_selected(rule.code, select, ignore))
 
 
 def _clause(node: n.Node) -> tuple:

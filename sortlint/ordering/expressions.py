@@ -13,8 +13,12 @@ from typing import cast
 
 import sqlglot
 from sqlglot import exp
+from sqlglot.dialects.dialect import Dialect
 
 DIALECT = "spark"
+# The dialect that prints keys, looked up once: `Expression.sql` looks it up by name on
+# every call.
+_PRINTER = Dialect.get_or_raise(DIALECT)
 
 
 class _computed_once:
@@ -69,7 +73,7 @@ class Expr:
     @_computed_once
     def key(self) -> str:
         """The canonical Spark SQL text, for people and for stable sorting."""
-        return _normalise(self.node.copy()).sql(dialect=DIALECT, comments=False)
+        return _PRINTER.generate(_normalise(_bare_copy(self.node)), copy=False, comments=False)
 
     @_computed_once
     def is_literal(self) -> bool:
@@ -204,6 +208,32 @@ def literal_sign(node: exp.Expression) -> int | None:
     """-1, 0 or 1 for a numeric literal, None for anything else."""
     value = literal_number(node)
     return None if value is None else (value > 0) - (value < 0)
+
+
+def _bare_copy(node: exp.Expression) -> exp.Expression:
+    """A copy of the tree for `_normalise` to change, without comments: `node.copy()` also
+    deep-copies every node's comments and metadata, three quarters of a key's cost, and a
+    key prints neither (the metadata is copied one level deep, as a printer may read it)."""
+    root = type(node)()
+    stack = [(node, root)]
+    while stack:
+        original, copy = stack.pop()
+        if original._meta is not None:
+            copy._meta = dict(original._meta)
+        if original._type is not None:
+            copy._type = original._type.copy()
+        for key, value in original.args.items():
+            if isinstance(value, exp.Expression):
+                child = type(value)()
+                stack.append((value, child))
+                copy.set(key, child)
+            elif type(value) is list:
+                items = [type(v)() if isinstance(v, exp.Expression) else v for v in value]
+                stack.extend((v, c) for v, c in zip(value, items) if isinstance(v, exp.Expression))
+                copy.set(key, items)
+            else:
+                copy.set(key, value)
+    return root
 
 
 def _normalise(node: exp.Expression) -> exp.Expression:

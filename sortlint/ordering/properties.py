@@ -224,6 +224,8 @@ class Properties:
         found = self.constant(expr)
         if found is not None and found.value is not None:
             return isinstance(found.value.node, exp.Null)
+        if expr.is_column:
+            return True  # nothing below says otherwise of a column: spares its operands' keys
         node = expr.node
         if isinstance(node, (exp.Count, exp.RowNumber, exp.Rank, exp.DenseRank)):
             return False

@@ -51,6 +51,8 @@ class Context:
         return None
 
     def with_ctes(self, with_: exp.With | None) -> Context:
+        if with_ is None:
+            return self  # most queries: no new context to make
         ctes = self.ctes
         for cte in with_.expressions if with_ is not None else ():
             alias = cte.args.get("alias")

@@ -63,14 +63,26 @@ class Outputs:
 
 @dataclass(frozen=True)
 class Key:
-    """One key as written, in both forms (`over_output` is None when it cannot be said over
-    the outputs)."""
+    """One key as written, said over the outputs (None when it cannot be). Said over the
+    input (`over_input`) only when its clause goes below the projection: most keys name
+    outputs, and resolving a key copies it."""
 
     written: exp.Expression  # Ordered, or a bare expression (CLUSTER BY, DISTRIBUTE BY)
     span: Span | None
     over_output: exp.Expression | None
-    over_input: exp.Expression | None
     ordinal: int | None
+
+    @property
+    def expression(self) -> exp.Expression:
+        return self.written.this if isinstance(self.written, exp.Ordered) else self.written
+
+    def over_input(self, outputs: Outputs) -> exp.Expression:
+        if self.ordinal is not None:
+            output = outputs.columns[self.ordinal - 1].expr
+            assert output is not None  # outputs without expressions are only read above
+            return output.node
+        assert outputs.read_input is not None
+        return outputs.read_input(self.expression)
 
 
 # The clauses in the order Spark applies them (it rejects ORDER BY with any of the others).
@@ -100,7 +112,8 @@ def organize(query: exp.Expression, outputs: Outputs, ctx: Context) -> tuple[lis
         raise NotUnderstood("a sort key that is not an output of a DISTINCT or set operation")
     nodes: list[Node] = []
     for clause, span, keys in clauses:
-        nodes.extend(clause_nodes(clause, span, keys, above, ctx))
+        exprs = tuple(Expr.of(k.over_output if above else k.over_input(outputs)) for k in keys)
+        nodes.extend(clause_nodes(clause, span, keys, exprs, ctx))
     return nodes, above
 
 
@@ -110,10 +123,8 @@ def resolve_key(written: exp.Expression, span: Span | None, outputs: Outputs) ->
     if ordinal is not None:
         if not 1 <= ordinal <= outputs.known:
             raise NotUnderstood(f"ordinal {ordinal} over outputs that are not known")
-        output = outputs.columns[ordinal - 1]
-        return Key(written, span, column_node(output.name), output.expr and output.expr.node, ordinal)
-    over_input = outputs.read_input(key) if outputs.read_input is not None else None
-    return Key(written, span, over_outputs(key, outputs), over_input, None)
+        return Key(written, span, column_node(outputs.columns[ordinal - 1].name), ordinal)
+    return Key(written, span, over_outputs(key, outputs), None)
 
 
 def over_outputs(node: exp.Expression, outputs: Outputs) -> exp.Expression | None:
@@ -138,9 +149,9 @@ def over_outputs(node: exp.Expression, outputs: Outputs) -> exp.Expression | Non
 
 
 def clause_nodes(
-    clause: str, span: Span | None, keys: list[Key], above: bool, ctx: Context
+    clause: str, span: Span | None, keys: list[Key], exprs: tuple[Expr, ...], ctx: Context
 ) -> list[Node]:
-    exprs = tuple(Expr.of(k.over_output if above else k.over_input) for k in keys)
+    """The nodes of one clause, its keys resolved to `exprs`."""
     repartition = Repartition(span=span, keys=exprs, clause=clause)
     if clause == "DISTRIBUTE BY":
         return [repartition]

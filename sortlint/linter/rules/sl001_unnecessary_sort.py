@@ -76,7 +76,6 @@ def check(node: n.Node, context: Context) -> Iterator[Finding]:
 
 def unnecessary(node: n.Sort, context: Context):
     """The proof that a sort's input already satisfies it, or None."""
-    requirement = [SortKey(item.expr, item.options) for item in node.keys]
-    satisfaction = context.input_of(node).satisfaction(requirement)
+    satisfaction = context.sort_satisfaction(node)
     return satisfaction if satisfaction.complete else None
 

@@ -36,7 +36,6 @@ from sortlint.diagnostics import Finding
 from sortlint.linter.context import Context
 from sortlint.linter.redundancy import describe
 from sortlint.linter.rules.sl001_unnecessary_sort import unnecessary
-from sortlint.ordering import SortKey
 from sortlint.plan import nodes as n
 
 CODE = "SL003"
@@ -46,8 +45,7 @@ NAME = "redundant-sort-keys"
 def check(node: n.Node, context: Context) -> Iterator[Finding]:
     if not isinstance(node, n.Sort) or unnecessary(node, context) is not None:
         return  # the whole sort goes (SL001)
-    requirement = [SortKey(item.expr, item.options) for item in node.keys]
-    verdicts = context.input_of(node).normalize(requirement)
+    verdicts = context.sort_satisfaction(node).verdicts
     texts = [item.text for item in node.keys]
     redundant = [i for i, verdict in enumerate(verdicts) if verdict.redundant]
     spans = [item.span for item in node.keys]
