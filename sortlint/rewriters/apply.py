@@ -28,6 +28,7 @@ from sortlint.errors import UserError
 from sortlint.files import NotRestored, WriteError, read_source, unwritable, write_atomically
 from sortlint.linter.analysis import FileAnalysis, StatementTables
 from sortlint.ordering.types import sql_type
+from sortlint.units import file_line_starts
 
 MAX_ROUNDS = 10
 Tables = TypeVar("Tables", bound=StatementTables)  # what the file's statements saw
@@ -158,7 +159,7 @@ def proof_failure(
     after_starts = _starts(after)
     for finding, key in zip(fixed, signatures(before, fixed)):
         if counts[key] > allowed[key]:
-            start = _moved(_offset(_line_starts(before.raw), finding.line, finding.column), edits)
+            start = _moved(_offset(before.raw, finding), edits)
             if (finding.code, start) in after_starts:
                 return f"the fix would leave {finding.code} in statement {key[0] + 1}"
     return None
@@ -176,17 +177,12 @@ def _same_type(before: str | None, after: str | None) -> bool:
 
 def _starts(analysis: FileAnalysis) -> set[tuple[str, int]]:
     """(rule, offset where it starts) of every finding."""
-    lines = _line_starts(analysis.raw)
-    return {(f.code, _offset(lines, f.line, f.column)) for f in analysis.findings}
+    return {(f.code, _offset(analysis.raw, f)) for f in analysis.findings}
 
 
-def _line_starts(text: str) -> list[int]:
-    return [0] + [i + 1 for i, char in enumerate(text) if char == "\n"]
-
-
-def _offset(line_starts: list[int], line: int, column: int) -> int:
-    """The offset of a 1-based line and column."""
-    return line_starts[line - 1] + column - 1
+def _offset(raw: str, finding: Finding) -> int:
+    """The offset in `raw` where the finding starts (its line and column are 1-based)."""
+    return file_line_starts(raw)[finding.line - 1] + finding.column - 1
 
 
 def _moved(offset: int, edits: list[Edit]) -> int:
@@ -205,10 +201,10 @@ def _places(analysis: FileAnalysis, findings: list[Finding]) -> list[tuple]:
 
 
 def signatures(analysis: FileAnalysis, findings: list[Finding]) -> list[tuple[int, str]]:
-    """Each finding's identity across an edit: its statement (the last that starts on or
-    before its line) and its rule."""
-    firsts = [statement.unit.location(0)[0] for statement in analysis.statements]
-    return [(max(bisect.bisect_right(firsts, f.line) - 1, 0), f.code) for f in findings]
+    """Each finding's identity across an edit: its statement (the last that starts at or
+    before it - on a line of many statements too) and its rule."""
+    starts = [statement.unit.raw_offset(0) for statement in analysis.statements]
+    return [(max(bisect.bisect_right(starts, _offset(analysis.raw, f)) - 1, 0), f.code) for f in findings]
 
 
 def write_fixes(outcomes: list[Outcome]) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from catalogs import FIX_SHAPES_CATALOG
 from sortlint.cli import main
-from sortlint.rewriters.apply import proof_failure
+from sortlint.rewriters.apply import proof_failure, signatures
 
 
 def test_an_output_that_changes_type_fails_the_proof(analysed):
@@ -54,3 +54,11 @@ def test_a_finding_a_fix_makes_appear_is_fixed_in_the_next_round(tmp_path: Path,
     assert main(["check", "--fix", str(path)]) == 0
     assert path.read_text() == "SELECT host, rank() OVER (ORDER BY time) AS r FROM events WHERE level = 'x'\n"
     assert "fix dropped" not in capsys.readouterr().out
+
+
+def test_a_finding_belongs_to_its_own_statement_on_a_line_of_many(analysed):
+    """What proves a fix counts findings per statement: on a line of several statements,
+    each finding is its own statement's, not the line's last one's."""
+    result = analysed("SELECT code FROM orders ORDER BY code, code; SELECT qty FROM orders ORDER BY qty, qty;")
+    assert [(f.line, f.code) for f in result.findings] == [(1, "SL003"), (1, "SL003")]
+    assert signatures(result, result.findings) == [(0, "SL003"), (1, "SL003")]

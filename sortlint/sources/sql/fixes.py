@@ -423,8 +423,22 @@ def _rest_of_line(unit: Unit) -> str:
     is not cut verbatim from the file."""
     if unit.offsets is not None:
         return ""
-    rest = unit.raw[unit.raw_offset(len(unit.text)) :].split("\n", 1)[0]
-    return rest if rest.strip(" \t\r") and not rest.lstrip(" \t").startswith(";") else ""
+    raw, start = unit.raw, unit.raw_offset(len(unit.text))
+    # Looked at from the unit's end only: on a file of one long line, the rest of the line
+    # is the rest of the file, which a copy for every fix made quadratic.
+    first = _past_blanks(raw, start)
+    if first >= len(raw) or raw[first] in ";\n":
+        return ""
+    end = raw.find("\n", start)
+    rest = raw[start : end if end >= 0 else len(raw)]
+    return rest if rest.strip(" \t\r") else ""
+
+
+def _past_blanks(text: str, position: int) -> int:
+    """Where the spaces and tabs from `position` end."""
+    while position < len(text) and text[position] in " \t":
+        position += 1
+    return position
 
 
 def _list_separator(text: str, items: Sequence[Span]) -> str:
