@@ -102,14 +102,26 @@ class UnitTokens:
     lists the tokens leave out (`Elision`s of `sortlint.plan.tokens`, offsets in the unit's
     text)."""
 
-    def __init__(self, make: Callable[[], list[Token]], elided: tuple = ()) -> None:
+    def __init__(self, make: Callable[[], list[Token]], elided: tuple = (),
+                 drop: Callable[[], None] | None = None) -> None:
         self._make: Callable[[], list[Token]] | None = make
+        self._drop = drop
         self.elided = elided
 
     def take(self) -> list[Token] | None:
         """The tokens, the first time; None after."""
-        make, self._make = self._make, None
+        make, self._make, self._drop = self._make, None, None
         return make() if make is not None else None
+
+    def release(self) -> None:
+        """Let the tokens go untaken (the unit was analysed elsewhere): `drop` frees them
+        without making them, else they are made and let go."""
+        drop, self._drop = self._drop, None
+        if drop is None or self._make is None:
+            self.take()
+            return
+        self._make = None
+        drop()
 
 
 @lru_cache(maxsize=8)

@@ -188,9 +188,7 @@ def _take(unit: Unit, done: UnitAnalysis, tables: TableLookup) -> None:
     knows the file read them, and defines on demand what it would have for the unit), and
     its unit is its own again."""
     for name in sorted(done.named):
-        tables.columns(name)
-        tables.view(name)
-        tables.stored(name)
+        tables.columns(name)  # any question tells them as much
     done.unit = unit
     if done.statement is not None:
         done.statement = replace(done.statement, unit=unit)
@@ -200,7 +198,7 @@ def _take(unit: Unit, done: UnitAnalysis, tables: TableLookup) -> None:
 def _let_go(unit: Unit) -> None:
     """Free the tokens of a unit analysed elsewhere, which no parser here will take."""
     if unit.tokens is not None:
-        unit.tokens.take()
+        unit.tokens.release()
 
 
 class Naming:

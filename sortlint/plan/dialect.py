@@ -86,6 +86,8 @@ TYPES = frozenset(Spark.Parser.TYPE_TOKENS)
 # Spark's keywords that sqlglot makes tokens of their own, and those tokens' types.
 KEYWORDS = {word: kind for word, kind in Spark.Tokenizer.KEYWORDS.items() if word.isidentifier() and kind not in NAMES}
 KEYWORD_TYPES = frozenset(KEYWORDS.values())
+# The tokens `names_for_keywords` looks at: the others (most of them) it passes at once.
+_LOOKED_AT = KEYWORD_TYPES | CLAUSES | {T.L_PAREN, T.R_PAREN}
 
 
 def names_for_keywords(tokens: list[Token]) -> list[Token]:
@@ -98,6 +100,8 @@ def names_for_keywords(tokens: list[Token]) -> list[Token]:
     clauses: list[TokenType | None] = [None]  # the clause at each open parenthesis depth
     for index, token in enumerate(tokens):
         kind = token.token_type
+        if kind not in _LOOKED_AT:
+            continue
         if (
             kind in KEYWORD_TYPES
             and not (kind in NEVER_NAMES and not (  # the common case, decided at once

@@ -112,7 +112,7 @@ def split_statements(path: Path, raw: str, dialect: str) -> list[Unit]:
         if not _spans_lines(raw, tokens[first]):
             before = _comments_before(raw, tokens, first, dialect)
             after = _comments_after(raw, tokens, last, dialect)
-            held = UnitTokens(partial(_hand_over, pool, first, last, before, after), mine)
+            held = UnitTokens(partial(_hand_over, pool, first, last, before, after), mine, partial(_drop, pool, first, last))
         units.append(Unit(path=path, text=raw[start:end], start=start, raw=raw, tokens=held))
     return units
 
@@ -171,6 +171,11 @@ def _spans_lines(text: str, token: Token) -> bool:
     line begins is not known from it, and the parser tokenizes the statement itself."""
     written = text[token.start : token.end + 1]
     return "\n" in written or "\r" in written
+
+
+def _drop(pool: list[Token | None], first: int, last: int) -> None:
+    """Tokens `first..last` of the file leave its pool untaken."""
+    pool[first : last + 1] = [None] * (last + 1 - first)
 
 
 def _hand_over(pool: list[Token | None], first: int, last: int, before: int, after: int) -> list[Token]:
