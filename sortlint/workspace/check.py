@@ -75,7 +75,8 @@ def check(
     start, taking from `earlier` (the analysis of the text it was made from, or None) what
     no change touched.
 
-    With `jobs` > 1 and no `on_file`, worker processes analyse files ahead (see
+    With `jobs` > 1, worker processes analyse files ahead - or, when there are too few files
+    to share (or an `on_file` takes them one by one), runs of a big file's statements (see
     `sortlint.workspace.workers`; `start_method` forces how they start). `store` is the
     persistent cache, read and written by a check that reports (a fixer's analyses and
     `plans` are always made afresh). `force_exclude=False` checks every file named in
