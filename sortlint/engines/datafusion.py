@@ -23,7 +23,9 @@ Operator by operator (each checked on the `datafusion` package, see
 tests/engines/test_datafusion_model.py):
 
 * A scan of a declared table: its orderings inside each partition; with one partition, a
-  global declared ordering as it is (under the caveat on its files' order above).
+  global declared ordering as it is (under the caveat on its files' order above) - unless
+  a LIMIT reaches the scan (through projections, filters and sorts), which DataFusion
+  pushes into it: it then reads the files it needs in no declared order.
 * A sort is global where DataFusion keeps it: the final ORDER BY, under a LIMIT, under an
   INSERT. A sort in a subquery that nothing above needs is removed by DataFusion's optimizer
   - and a sort above that needed it is exactly what SL001 would delete - so it gives an
@@ -72,9 +74,23 @@ def scan(node: n.Scan, analysis: Analysis) -> Properties:
     a query that asks for the order: without the ORDER BY it reads them in path order)."""
     source = analysis.config.source(node.table)
     if analysis.config.datafusion.one_partition and source is not None and source.scope == "global":
+        if _limit_reaches(node, analysis):
+            return catalog_scan(node, analysis).without_orderings()
         caveat = f"read as one stream (target_partitions 1) if {source.name}'s files, in path order, continue that order"
         return catalog_scan(node, analysis, ordering_caveat=caveat)
     return catalog_scan(node, analysis).in_each_partition()
+
+
+def _limit_reaches(node: n.Scan, analysis: Analysis) -> bool:
+    """Whether a LIMIT stands over the scan with only projections, filters and sorts between
+    (a sort that SL001 may remove): DataFusion pushes such a limit into the scan, which then
+    reads only the files it needs, picked by their statistics rather than in path order
+    (`SELECT m FROM t LIMIT 5` over a file of 1 row and one of 6 reads the second alone).
+    Only an ORDER BY keeps the files in order, so the scan's order cannot stand for it."""
+    parent = analysis.parent(node)
+    while isinstance(parent, (n.Project, n.Filter, n.Sort)):
+        parent = analysis.parent(parent)
+    return isinstance(parent, n.Limit)
 
 
 def sort(node: n.Sort, analysis: Analysis) -> Properties:

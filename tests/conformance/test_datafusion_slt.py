@@ -446,6 +446,16 @@ DISAGREEMENTS: dict[str, str] = {
         "(with one partition it gives a global order to scans and aggregates, not to joins), so "
         "the aggregate's groups are not known in l.a order and it keeps the sort: the safe direction."
     ),
+    "sort_pushdown_039": (
+        "DataFusion needs no SortExec here: with one partition it reads the files in order and "
+        "pushes the LIMIT into the scan (limit=3, output_ordering=[id]). But the ORDER BY is what "
+        "keeps the files in order: without it DataFusion still pushes the LIMIT into the scan, "
+        "which then reads only the files it needs, picked by their statistics - the datafusion "
+        "package, over a file of 1 row and one of 6, reads `SELECT m FROM t LIMIT 5` from the "
+        "second alone (tests/regressions/fuzz_cases/datafusion-limit-picks-files-by-statistics, "
+        "found by the fuzzer). So removing the ORDER BY would change the rows; sortlint does not "
+        "count a LIMIT-reached scan's order (engines/datafusion.py, _limit_reaches): the safe direction."
+    ),
     # --- DataFusion's own claim is unsound; sortlint keeps the sort ---
     "order_001": (
         "DataFusion's claim (at the extracted commit) is unsound: b+a+c over INT columns is "

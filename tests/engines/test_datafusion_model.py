@@ -155,3 +155,33 @@ def test_one_partition_orders_files_by_statistics_only_for_a_query_that_asks(tmp
     assert "Sort" not in plan and plan.index("b.parquet") < plan.index("a.parquet")
     assert [row["a"] for row in ctx.sql("SELECT a FROM r ORDER BY a").to_pylist()] == [1, 2, 3, 4, 5, 6]
     assert [row["a"] for row in ctx.sql("SELECT a FROM r").to_pylist()] == [4, 5, 6, 1, 2, 3]
+
+
+def test_one_partition_a_limit_picks_the_files_it_reads_by_their_statistics(tmp_path):
+    """Why a LIMIT that reaches a scan takes the scan's order away, with `target_partitions:
+    1` (the fuzzer's case, datafusion-limit-picks-files-by-statistics): files in path order
+    continue the declared order, and the ORDER BY ... LIMIT reads them in order and sorts
+    nothing - but without the ORDER BY, DataFusion pushes the LIMIT into the scan, which reads
+    the file of 6 rows alone. So no SL001 there; without the LIMIT, SL001 as before."""
+    (tmp_path / "m").mkdir()
+    pq.write_table(pa.table({"a": pa.array([1], pa.int64())}), tmp_path / "m" / "part-00000.parquet")
+    pq.write_table(pa.table({"a": pa.array([2, 2, 3, 3, 3, 3], pa.int64())}), tmp_path / "m" / "part-00001.parquet")
+    ctx = datafusion.SessionContext(datafusion.SessionConfig().with_target_partitions(1))
+    ctx.sql(f"CREATE EXTERNAL TABLE m (a BIGINT NOT NULL) STORED AS PARQUET WITH ORDER (a ASC NULLS LAST) "
+            f"LOCATION '{tmp_path / 'm'}/'").collect()
+    plan = ctx.sql("EXPLAIN SELECT a FROM m ORDER BY a LIMIT 5").to_pandas().plan.iloc[-1]
+    assert "Sort" not in plan and "limit=5" in plan
+    assert [row["a"] for row in ctx.sql("SELECT a FROM m ORDER BY a LIMIT 5").to_pylist()] == [1, 2, 2, 3, 3]
+    assert [row["a"] for row in ctx.sql("SELECT a FROM m LIMIT 5").to_pylist()] == [2, 2, 3, 3, 3]
+    assert [row["a"] for row in ctx.sql("SELECT a FROM m").to_pylist()] == [1, 2, 2, 3, 3, 3, 3]
+
+    (tmp_path / "sortlint.yml").write_text(
+        "target: datafusion\ndatafusion: {target_partitions: 1}\n"
+        "sources:\n  m:\n    columns: {a: bigint not null}\n    orderings: [[a]]\n"
+    )
+    config = load_config(tmp_path / "sortlint.yml")
+    found = {}
+    for name, sql in {"limited": "SELECT a FROM m ORDER BY a LIMIT 5", "whole": "SELECT a FROM m ORDER BY a"}.items():
+        (tmp_path / f"{name}.sql").write_text(sql)
+        found[name] = [f.code for f in check([tmp_path / f"{name}.sql"], config).findings]
+    assert found == {"limited": [], "whole": ["SL001"]}

@@ -36,6 +36,7 @@ FIXED = [
     "datafusion-right-join-order",  # a join keeps only an order both sides give
     "datafusion-subquery-sort-is-removed",  # a sort nothing above requires is removed
     "datafusion-aggregate-output-is-partitioned",  # GROUP BY's hash repartition
+    "datafusion-limit-picks-files-by-statistics",  # one partition: a LIMIT pushed into the scan
     # issue 9: a declared ordering is a layout, not the order Spark reads a table in
     "spark-declared-ordering-is-not-scan-order",  # a multi-file table
     "spark-bucketed-engine-known-ordering",  # a bucketed SORTED BY table, sorted per bucket only

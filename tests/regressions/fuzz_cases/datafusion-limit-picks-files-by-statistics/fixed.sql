@@ -1,0 +1,1 @@
+SELECT t1.m FROM t1 LIMIT 5
