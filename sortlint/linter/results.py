@@ -28,7 +28,7 @@ class FileAnalysis:
     # renderer's fallback, and why) or a "warning" (a layout declared on a view)
     remarks: list[tuple[str, str]] = field(default_factory=list)
     # Each unit's analysis, kept for the fixer (`Kept.FACTS`): the analysis of the fixed
-    # text takes those of the statements no fix touched (`sortlint.linter.analysis`).
+    # text takes those of the statements no fix touched (`sortlint.linter.unchanged`).
     units: list[UnitAnalysis] = field(default_factory=list)
 
 
