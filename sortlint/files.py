@@ -176,7 +176,7 @@ def write_atomically(path: Path, text: str) -> None:
     except FileNotFoundError:
         status = None
     data = (BOM if status is not None and has_bom(target) else b"") + text.encode("utf-8")
-    with _signals_held():
+    with signals_held():
         if status is not None and status.st_nlink > 1:
             _rewrite_in_place(target, data)
             return
@@ -268,9 +268,11 @@ def unwritable(path: Path) -> str | None:
 
 
 @contextmanager
-def _signals_held() -> Iterator[None]:
-    """Hold SIGINT, SIGTERM and SIGHUP back until the block ends (then they are delivered)."""
-    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
+def signals_held() -> Iterator[None]:
+    """Hold SIGINT, SIGTERM and SIGHUP back until the block ends (then they are delivered).
+    A process forked inside the block starts with them held: it lets them go with
+    `release_signals`."""
+    if not _can_hold_signals():
         yield
         return
     previous = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD_SIGNALS)
@@ -278,6 +280,16 @@ def _signals_held() -> Iterator[None]:
         yield
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def release_signals() -> None:
+    """Deliver SIGINT, SIGTERM and SIGHUP again (those that came meanwhile, now)."""
+    if _can_hold_signals():
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _HELD_SIGNALS)
+
+
+def _can_hold_signals() -> bool:
+    return hasattr(signal, "pthread_sigmask") and threading.current_thread() is threading.main_thread()
 
 
 def _pause() -> None:

@@ -35,6 +35,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
+from sortlint.files import release_signals, signals_held
 from sortlint.store import Store
 from sortlint.workspace.records import FileRecord
 
@@ -97,7 +98,7 @@ def analyse_ahead(
             # A forked worker holds a copy of its pipe's reading end too, which it closes.
             own_end = receive if method == "fork" else None
             process = context.Process(target=_work, args=(send, share, start, own_end), daemon=True)
-            process.start()
+            _start(process)
             send.close()
             workers.append((process, receive))
         found = _analyse_share(shares[0], start)
@@ -131,7 +132,7 @@ def _runs_ahead(
         for first, last in runs[1:]:
             receive, send = context.Pipe(duplex=False)
             process = context.Process(target=_work_on_run, args=(send, analyse, first, last, receive), daemon=True)
-            process.start()
+            _start(process)
             send.close()
             workers.append((first, last, process, receive))
         yield _Received(workers).analysis
@@ -160,10 +161,20 @@ class _Received:
         return self.analyses[offset] if 0 <= offset < len(self.analyses) else None
 
 
+def _start(process: multiprocessing.process.BaseProcess) -> None:
+    """Start a worker with Ctrl-C held back: a SIGINT that lands inside the fork, while
+    Python runs its at-fork hooks, is printed and dropped there ("Exception ignored in"),
+    and the check would go on to the end. Held, it reaches this process just after, and the
+    worker once it lets signals go (the first thing it does)."""
+    with signals_held():
+        process.start()
+
+
 def _work_on_run(send: Connection, analyse: AnalyseUnits, first: int, last: int, own_end: Connection) -> None:
     """A worker: analyse units [first, last) of a file, send their analyses, leave (failing
     in silence, as `_work` does: the parent analyses them itself)."""
     try:
+        release_signals()
         own_end.close()
         send.send(analyse(first, last))
     except (Exception, KeyboardInterrupt):
@@ -241,10 +252,12 @@ def _work(send: Connection, share: Sequence[Path], start: tuple, own_end: Connec
     without a word: the parent analyses its files itself, and reports what goes wrong. So
     does Ctrl-C, which reaches the whole process group: the parent says it.
 
-    The worker first closes the copy of the pipe's reading end a fork gave it: while it held
-    one, a parent gone (interrupted before it read) left the worker blocked in `send` for
-    ever once the pipe was full."""
+    The worker first lets go the signals it was started with held (see `_start`), then
+    closes the copy of the pipe's reading end a fork gave it: while it held one, a parent
+    gone (interrupted before it read) left the worker blocked in `send` for ever once the
+    pipe was full."""
     try:
+        release_signals()
         if own_end is not None:
             own_end.close()
         send.send(_analyse_share(share, start))
