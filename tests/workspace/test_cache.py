@@ -242,6 +242,34 @@ def test_another_version_of_sortlint_does_not_read_the_records(project, capsys, 
     assert run(project, capsys)[0] == KIND_EMAIL
 
 
+def test_another_version_of_sortlint_does_not_read_what_the_cache_kept_of_property_files(project, capsys, monkeypatch):
+    """What a property file declares is kept by the file's text for the next run; another
+    version of sortlint may read the same text otherwise (a kind of declaration it adds, a
+    column's type), so it reads it again. The first run here stands for a sortlint that read
+    no declaration in the file."""
+    from sortlint.sources.dbt import project as dbt_project
+
+    declared = SCHEMA + textwrap.indent(textwrap.dedent("""\
+        meta:
+          sortlint:
+            columns: {id: bigint not null, kind: string not null, host: string not null, at: timestamp}
+            constants: {host: 'b'}
+        """), " " * 8)
+    write(project, {"sortlint.yml": "target: datafusion\n", "models/schema.yml": declared,
+                    "models/staging/stg_events.sql": "select id, kind, host, at from {{ source('raw', 'events') }}\n"})
+    with monkeypatch.context() as older:
+        older.setattr(dbt_project, "_file_declarations", lambda *arguments: ((), frozenset()))
+        assert run(project, capsys)[0] == []
+    dbt_project.property_scans.clear()  # a new process starts without them
+    monkeypatch.setattr(sortlint, "__version__", sortlint.__version__ + ".post1")
+    assert run(project, capsys)[0] == [
+        "models/marts/daily.sql:3:16: SL103 [*] group key host is constant: declared constant host = 'b' "
+        "of raw.events (models/schema.yml:7) [declared]",
+        "models/marts/daily.sql:4:16: SL003 [*] sort key host is constant: declared constant host = 'b' "
+        "of raw.events (models/schema.yml:7) [declared]",
+    ]
+
+
 @pytest.mark.parametrize("damage", [b"", b"garbage", None])
 def test_a_damaged_cache_is_ignored_with_one_note(project, capsys, damage):
     assert findings(project, capsys) == KIND_EMAIL

@@ -242,11 +242,13 @@ class _KeptScans:
     """A memo of what a scan made of texts (by their digest, see `dbt.config_scans`,
     `dbt.property_scans`, `dbt_context.macro_scans`), read from the store under one key and
     kept anew when a run used another set of entries (a run that used none - the project's
-    scan came from the cache - keeps what there was)."""
+    scan came from the cache - keeps what there was). The key is this version of sortlint's
+    and of what it reads with: another may read the same text otherwise."""
 
     def __init__(self, namespace: str, key: str, memo: dict, store: Store | None) -> None:
-        self.namespace, self.key, self.memo, self.store = namespace, key, memo, store
-        kept = store.get(namespace, key) if store is not None else None
+        self.namespace, self.memo, self.store = namespace, memo, store
+        self.key = digest(sortlint_digest(), _versions(), key)
+        kept = store.get(namespace, self.key) if store is not None else None
         self.loaded = set(kept) if isinstance(kept, dict) else set()
         memo.update(kept if isinstance(kept, dict) else {})
 
