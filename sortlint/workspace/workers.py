@@ -32,6 +32,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from functools import partial
 from multiprocessing.connection import Connection
+from multiprocessing.context import BaseContext
+from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
@@ -94,13 +96,7 @@ def analyse_ahead(
         start = (workspace.reading, workspace.preparation, tuple(files), store)
         workers = []
         for share in shares[1:]:
-            receive, send = context.Pipe(duplex=False)
-            # A forked worker holds a copy of its pipe's reading end too, which it closes.
-            own_end = receive if method == "fork" else None
-            process = context.Process(target=_work, args=(send, share, start, own_end), daemon=True)
-            _start(process)
-            send.close()
-            workers.append((process, receive))
+            workers.append(_started(context, partial(_analyse_share, share, start)))
         found = _analyse_share(shares[0], start)
         for process, receive in workers:
             found.update(_collect(process, receive, {}))
@@ -130,11 +126,7 @@ def _runs_ahead(
     workers = []
     try:
         for first, last in runs[1:]:
-            receive, send = context.Pipe(duplex=False)
-            process = context.Process(target=_work_on_run, args=(send, analyse, first, last, receive), daemon=True)
-            _start(process)
-            send.close()
-            workers.append((first, last, process, receive))
+            workers.append((first, last, *_started(context, partial(analyse, first, last))))
         yield _Received(workers).analysis
     finally:
         for _, _, process, receive in workers:
@@ -159,28 +151,6 @@ class _Received:
             self.analyses = _collect(process, receive, [])
         offset = index - self.first
         return self.analyses[offset] if 0 <= offset < len(self.analyses) else None
-
-
-def _start(process: multiprocessing.process.BaseProcess) -> None:
-    """Start a worker with Ctrl-C held back: a SIGINT that lands inside the fork, while
-    Python runs its at-fork hooks, is printed and dropped there ("Exception ignored in"),
-    and the check would go on to the end. Held, it reaches this process just after, and the
-    worker once it lets signals go (the first thing it does)."""
-    with signals_held():
-        process.start()
-
-
-def _work_on_run(send: Connection, analyse: AnalyseUnits, first: int, last: int, own_end: Connection) -> None:
-    """A worker: analyse units [first, last) of a file, send their analyses, leave (failing
-    in silence, as `_work` does: the parent analyses them itself)."""
-    try:
-        release_signals()
-        own_end.close()
-        send.send(analyse(first, last))
-    except (Exception, KeyboardInterrupt):
-        raise SystemExit(1) from None
-    finally:
-        send.close()
 
 
 def contiguous_shares(sizes: Sequence[int], count: int) -> list[tuple[int, int]]:
@@ -247,12 +217,30 @@ def _size(path: Path) -> int:
         return 0
 
 
-def _work(send: Connection, share: Sequence[Path], start: tuple, own_end: Connection | None) -> None:
-    """A worker: analyse the share, send the records, leave. A failure ends the worker
-    without a word: the parent analyses its files itself, and reports what goes wrong. So
-    does Ctrl-C, which reaches the whole process group: the parent says it.
+def _started(context: BaseContext, work: Callable[[], object]) -> tuple[BaseProcess, Connection]:
+    """A worker doing `work` and sending what it makes back, and the end to receive it from.
 
-    The worker first lets go the signals it was started with held (see `_start`), then
+    It starts with Ctrl-C held back: a SIGINT that lands inside the fork, while Python runs
+    its at-fork hooks, is printed and dropped there ("Exception ignored in"), and the check
+    would go on to the end. Held, it reaches this process just after, and the worker once it
+    lets signals go (the first thing it does)."""
+    receive, send = context.Pipe(duplex=False)
+    # A forked worker holds a copy of its pipe's reading end too, which it closes.
+    own_end = receive if context.get_start_method() == "fork" else None
+    process = context.Process(target=_work, args=(send, work, own_end), daemon=True)
+    with signals_held():
+        process.start()
+    send.close()
+    return process, receive
+
+
+def _work(send: Connection, work: Callable[[], object], own_end: Connection | None) -> None:
+    """A worker: do the work (a share of files, a run of one file's statements), send what
+    it made, leave. A failure ends the worker without a word: the parent does the work
+    itself, and reports what goes wrong. So does Ctrl-C, which reaches the whole process
+    group: the parent says it.
+
+    The worker first lets go the signals it was started with held (see `_started`), then
     closes the copy of the pipe's reading end a fork gave it: while it held one, a parent
     gone (interrupted before it read) left the worker blocked in `send` for ever once the
     pipe was full."""
@@ -260,7 +248,7 @@ def _work(send: Connection, share: Sequence[Path], start: tuple, own_end: Connec
         release_signals()
         if own_end is not None:
             own_end.close()
-        send.send(_analyse_share(share, start))
+        send.send(work())
     except (Exception, KeyboardInterrupt):
         raise SystemExit(1) from None
     finally:
@@ -278,7 +266,7 @@ def _analyse_share(share: Sequence[Path], start: tuple) -> dict[str, FileRecord]
     return workspace.made
 
 
-def _collect(process: multiprocessing.process.BaseProcess, receive: Connection, nothing: T) -> T:
+def _collect(process: BaseProcess, receive: Connection, nothing: T) -> T:
     """What the worker sent, or `nothing` when it failed."""
     try:
         results = receive.recv()

@@ -8,7 +8,6 @@ import multiprocessing
 import os
 import signal
 import textwrap
-import time
 from pathlib import Path
 from random import Random
 
@@ -322,11 +321,11 @@ def test_a_ctrl_c_that_lands_while_a_worker_is_forked_reaches_the_check():
     interruption lands just after."""
     armed: list[bool] = []
     os.register_at_fork(after_in_parent=lambda: armed and os.kill(os.getpid(), signal.SIGINT))
-    process = multiprocessing.get_context("fork").Process(target=time.sleep, args=(0,))
     armed.append(True)
     try:
         with pytest.raises(KeyboardInterrupt):
-            workers._start(process)
+            workers._started(multiprocessing.get_context("fork"), int)
     finally:
         armed.clear()
-        process.join()
+        for worker in multiprocessing.active_children():
+            worker.join()
