@@ -167,15 +167,22 @@ def test_a_var_changes_the_findings(project, capsys):
     assert findings(project, capsys) == [line.replace("'email'", "'push'") for line in KIND_EMAIL]
 
 
-def test_an_edited_property_file_declaration_changes_the_findings(project, capsys):
-    declared = SCHEMA + textwrap.indent(textwrap.dedent("""\
+def declare_in_the_property_file(project: Path, constants: str) -> str:
+    """The project with raw.events declared in models/schema.yml (with `constants`) instead
+    of sortlint.yml, and its staging model filtering nothing; the property file's text."""
+    declared = SCHEMA + textwrap.indent(textwrap.dedent(f"""\
         meta:
           sortlint:
-            columns: {id: bigint not null, kind: string not null, host: string not null, at: timestamp}
-            constants: {kind: 'sms'}
+            columns: {{id: bigint not null, kind: string not null, host: string not null, at: timestamp}}
+            constants: {constants}
         """), " " * 8)
     write(project, {"sortlint.yml": "target: datafusion\n", "models/schema.yml": declared,
                     "models/staging/stg_events.sql": "select id, kind, host, at from {{ source('raw', 'events') }}\n"})
+    return declared
+
+
+def test_an_edited_property_file_declaration_changes_the_findings(project, capsys):
+    declared = declare_in_the_property_file(project, "{kind: 'sms'}")
     by_declaration = [
         "models/marts/daily.sql:3:10: SL103 [*] group key kind is constant: declared constant kind = 'sms' "
         "of raw.events (models/schema.yml:7) [declared]",
@@ -249,14 +256,7 @@ def test_another_version_of_sortlint_does_not_read_what_the_cache_kept_of_proper
     no declaration in the file."""
     from sortlint.sources.dbt import project as dbt_project
 
-    declared = SCHEMA + textwrap.indent(textwrap.dedent("""\
-        meta:
-          sortlint:
-            columns: {id: bigint not null, kind: string not null, host: string not null, at: timestamp}
-            constants: {host: 'b'}
-        """), " " * 8)
-    write(project, {"sortlint.yml": "target: datafusion\n", "models/schema.yml": declared,
-                    "models/staging/stg_events.sql": "select id, kind, host, at from {{ source('raw', 'events') }}\n"})
+    declare_in_the_property_file(project, "{host: 'b'}")
     with monkeypatch.context() as older:
         older.setattr(dbt_project, "_file_declarations", lambda *arguments: ((), frozenset()))
         assert run(project, capsys)[0] == []
