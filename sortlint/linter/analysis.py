@@ -83,7 +83,7 @@ def analyse_file(
         return result
     result.remarks = list(reading.remarks.get(path, ()))
     unchanged = Unchanged(earlier, units) if earlier is not None and keep is Kept.FACTS else None
-    skipped = unchanged.candidates(units) if unchanged is not None else frozenset()
+    skipped = unchanged.candidates if unchanged is not None else frozenset()
     analyse_ahead = partial(_analyse_units, units, tables, config, keep, skipped)
     defined: set[str] = set()  # what the file's statements defined so far
     with (ahead(units, analyse_ahead) if ahead is not None and keep is not Kept.PLANS else nullcontext(_none)) as found:

@@ -28,15 +28,14 @@ class Unchanged:
 
     def __init__(self, earlier: FileAnalysis, units: Sequence[Unit]) -> None:
         self.before = earlier.units if len(earlier.units) == len(units) else []
-        self.same_tables = True  # the statements so far left the tables as they were
-        self.same_lines = True  # and start on the lines they started on
-
-    def candidates(self, units: Sequence[Unit]) -> frozenset[int]:
-        """The units whose earlier analysis may be taken (if the ones before them allow)."""
-        return frozenset(
+        # The units whose earlier analysis may be taken, if the ones before them allow: the
+        # same statement, defining nothing.
+        self.candidates = frozenset(
             index for index, (old, unit) in enumerate(zip(self.before, units))
             if old.defines is None and _same(old.unit, unit)
         )
+        self.same_tables = True  # the statements so far left the tables as they were
+        self.same_lines = True  # and start on the lines they started on
 
     def taken(self, index: int, unit: Unit) -> UnitAnalysis | None:
         """The unit's earlier analysis, moved to where it now stands, if it holds."""
@@ -45,7 +44,7 @@ class Unchanged:
             self.same_lines = False
             return None
         self.same_lines = self.same_lines and _line(old.unit) == _line(unit)
-        if not (self.same_lines and self.same_tables and old.defines is None and _same(old.unit, unit)):
+        if not (self.same_lines and self.same_tables and index in self.candidates):
             return None
         return _moved(old, old.unit, unit)
 

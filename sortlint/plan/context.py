@@ -54,7 +54,7 @@ class Context:
         if with_ is None:
             return self  # most queries: no new context to make
         ctes = self.ctes
-        for cte in with_.expressions if with_ is not None else ():
+        for cte in with_.expressions:
             alias = cte.args.get("alias")
             columns = tuple(c.name for c in alias.columns) if alias is not None else ()
             ctes = (*ctes, CteDefinition(cte.alias.lower(), cte.this, columns, ctes))
