@@ -45,3 +45,20 @@ def test_a_cte_read_twice_reports_only_what_holds_for_every_reader(tmp_path, mon
         "join_only.sql:1:58: SL002 [*] ORDER BY has no effect: its rows feed a join, which does not keep "
         "the order of its inputs. Spark removes this sort itself; the clause only misleads readers [query]"
     ]
+
+
+def test_each_rule_is_called_with_the_plan_nodes_it_looks_at_and_only_those():
+    """A rule declares the node type it checks (`NODE`); the linter hands it those nodes
+    and no others, and honours `select` / `ignore` while doing so."""
+    from sortlint.linter.lint import enabled_rules
+    from sortlint.plan import nodes as n
+
+    every = enabled_rules(("SL",), ())
+    assert [rule.code for rule in every[n.Sort]] == ["SL001", "SL002", "SL003"]
+    assert [rule.code for rule in every[n.Aggregate]] == ["SL101", "SL102", "SL103"]
+    assert [rule.code for rule in every[n.Window]] == ["SL201"]
+    assert [rule.code for rule in every[n.Write]] == ["SL301"]
+    assert every[n.Project] == () and every[n.Filter] == ()
+    some = enabled_rules(("SL0",), ("SL002",))
+    assert [rule.code for rule in some[n.Sort]] == ["SL001", "SL003"]
+    assert some[n.Aggregate] == ()

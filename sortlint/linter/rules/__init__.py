@@ -1,5 +1,6 @@
 """The rule set. Each rule is one module: its docstring is the rule's page
-(`sortlint rule SL001`), and `check(node, context)` yields its findings."""
+(`sortlint rule SL001`), `NODE` the kind of plan node it looks at, and `check(node, context)`
+yields its findings about one such node."""
 
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ class Rule:
     code: str
     name: str
     doc: str
+    node: type  # the plan nodes (subclasses included) `check` is called with
     check: Callable[..., Iterator]
 
     @property
@@ -45,7 +47,7 @@ class Rule:
 
 def _rule(name: str) -> Rule:
     module = import_module(f"{__name__}.{name}")
-    return Rule(module.CODE, module.NAME, module.__doc__ or "", module.check)
+    return Rule(module.CODE, module.NAME, module.__doc__ or "", module.NODE, module.check)
 
 
 # Each module is named after its code, so the codes are known without importing the rules

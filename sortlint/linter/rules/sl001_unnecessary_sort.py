@@ -49,10 +49,11 @@ from sortlint.plan import nodes as n
 
 CODE = "SL001"
 NAME = "unnecessary-sort"
+NODE = n.Sort  # the plan nodes `check` is called with
 
 
-def check(node: n.Node, context: Context) -> Iterator[Finding]:
-    if not isinstance(node, n.Sort) or node.scope != "global" or node.span is None:
+def check(node: n.Sort, context: Context) -> Iterator[Finding]:
+    if node.scope != "global" or node.span is None:
         return
     if feeds_declared_layout(node, context):
         return  # it writes the table's declared layout (SL301 judges it)

@@ -85,6 +85,7 @@ from sortlint.sources.frontend import WrittenKey
 
 CODE = "SL002"
 NAME = "sort-without-effect"
+NODE = n.Sort  # the plan nodes `check` is called with
 
 # Sorts whose removal leaves everything else as it is (DataFrame calls included).
 REMOVABLE = ("ORDER BY", "SORT BY", "orderBy", "sort", "sortWithinPartitions")
@@ -115,8 +116,8 @@ class OpenTies:
     tie_breakers: list[WrittenKey | None]
 
 
-def check(node: n.Node, context: Context) -> Iterator[Finding]:
-    if not isinstance(node, n.Sort) or node.span is None:
+def check(node: n.Sort, context: Context) -> Iterator[Finding]:
+    if node.span is None:
         return
     consumer = context.consumer(node)
     reason = _discarded_by(consumer, node, context)

@@ -40,10 +40,11 @@ from sortlint.plan import nodes as n
 
 CODE = "SL003"
 NAME = "redundant-sort-keys"
+NODE = n.Sort  # the plan nodes `check` is called with
 
 
-def check(node: n.Node, context: Context) -> Iterator[Finding]:
-    if not isinstance(node, n.Sort) or unnecessary(node, context) is not None:
+def check(node: n.Sort, context: Context) -> Iterator[Finding]:
+    if unnecessary(node, context) is not None:
         return  # the whole sort goes (SL001)
     verdicts = context.sort_satisfaction(node).verdicts
     texts = [item.text for item in node.keys]

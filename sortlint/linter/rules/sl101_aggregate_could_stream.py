@@ -46,10 +46,11 @@ from sortlint.plan import nodes as n
 
 CODE = "SL101"
 NAME = "aggregate-could-stream"
+NODE = n.Aggregate  # the plan nodes `check` is called with
 
 
-def check(node: n.Node, context: Context) -> Iterator[Finding]:
-    if not isinstance(node, n.Aggregate) or node.span is None:
+def check(node: n.Aggregate, context: Context) -> Iterator[Finding]:
+    if node.span is None:
         return
     strategy = context.analysis.strategy(node)
     if strategy.streams or strategy.key_order is None:

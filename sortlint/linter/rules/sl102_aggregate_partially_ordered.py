@@ -38,10 +38,11 @@ from sortlint.plan import nodes as n
 
 CODE = "SL102"
 NAME = "aggregate-partially-ordered"
+NODE = n.Aggregate  # the plan nodes `check` is called with
 
 
-def check(node: n.Node, context: Context) -> Iterator[Finding]:
-    if not isinstance(node, n.Aggregate) or node.span is None:
+def check(node: n.Aggregate, context: Context) -> Iterator[Finding]:
+    if node.span is None:
         return
     strategy = context.analysis.strategy(node)
     props = context.input_of(node)

@@ -65,10 +65,11 @@ from sortlint.sources.frontend import KeptColumn
 
 CODE = "SL103"
 NAME = "redundant-group-keys"
+NODE = n.Aggregate  # the plan nodes `check` is called with
 
 
-def check(node: n.Node, context: Context) -> Iterator[Finding]:
-    if not isinstance(node, n.Aggregate) or node.grouping_sets or len(node.keys) < 1:
+def check(node: n.Aggregate, context: Context) -> Iterator[Finding]:
+    if node.grouping_sets or len(node.keys) < 1:
         return
     verdicts = context.input_of(node).normalize([SortKey(key.expr) for key in node.keys])
     texts = [key.text for key in node.keys]

@@ -35,11 +35,10 @@ from sortlint.plan.aggregates import needs_order
 
 CODE = "SL201"
 NAME = "redundant-window-keys"
+NODE = n.Window  # the plan nodes `check` is called with
 
 
-def check(node: n.Node, context: Context) -> Iterator[Finding]:
-    if not isinstance(node, n.Window):
-        return
+def check(node: n.Window, context: Context) -> Iterator[Finding]:
     props = context.input_of(node)
     for function in node.functions:
         keys = [SortKey(key.expr) for key in function.partition_by]

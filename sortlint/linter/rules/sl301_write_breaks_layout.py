@@ -83,10 +83,11 @@ from sortlint.sources.frontend import WrittenKey
 
 CODE = "SL301"
 NAME = "write-breaks-layout"
+NODE = n.Write  # the plan nodes `check` is called with
 
 
-def check(node: n.Node, context: Context) -> Iterator[Finding]:
-    if not isinstance(node, n.Write) or node.span is None:
+def check(node: n.Write, context: Context) -> Iterator[Finding]:
+    if node.span is None:
         return
     source = layout_of(node, context)
     delivered = context.analysis.delivered_to(node)
