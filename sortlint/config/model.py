@@ -8,7 +8,7 @@ and shown with its location. Tuples, not lists, keep every object hashable.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from functools import cached_property
+from functools import cached_property, lru_cache
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import ClassVar, Literal, TypeVar
@@ -354,6 +354,7 @@ def _named(found: dict[str, list[tuple[tuple[str, ...], _Named]]], name: str) ->
     return None if tied else best
 
 
+@lru_cache(maxsize=4096)  # asked for every table every statement names
 def _name_parts(name: str) -> tuple[str, ...]:
     """A table name's parts, lower-cased; a name that is not valid syntax is split on dots."""
     try:

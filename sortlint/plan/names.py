@@ -49,6 +49,7 @@ from sqlglot.errors import ParseError
 from sqlglot.tokens import Token, TokenType
 
 from sortlint.plan.dialect import sql_dialect
+from sortlint.plan.token_types import T
 
 
 class UnknownName(ValueError):
@@ -219,12 +220,12 @@ def _verbatim_tree(source: str, dialect: str) -> exp.Expression:
     function_tokens = verbatim.parser_class.FUNC_TOKENS
     for index, token in enumerate(tokens):
         following = tokens[index + 1].token_type if index + 1 < len(tokens) else None
-        if following == TokenType.L_PAREN and token.token_type in function_tokens:
+        if following == T.L_PAREN and token.token_type in function_tokens:
             if token.text.upper() in functions:
                 hidden.hide(token, token.text)
             elif token.text.upper() == "EXTRACT" and index + 2 < len(tokens):
                 hidden.hide(tokens[index + 2], tokens[index + 2].text)
-        elif token.token_type == TokenType.INTERVAL:
+        elif token.token_type == T.INTERVAL:
             unit = _continued_unit(tokens, index)
             if unit is not None:
                 hidden.continued.add(hidden.hide(unit, unit.text.upper()))
@@ -235,7 +236,7 @@ def _verbatim_tree(source: str, dialect: str) -> exp.Expression:
     return trees[0]
 
 
-_INTERVAL_VALUES = (TokenType.NUMBER, TokenType.STRING)
+_INTERVAL_VALUES = (T.NUMBER, T.STRING)
 
 
 def _continued_unit(tokens: list[Token], index: int) -> Token | None:
@@ -244,12 +245,12 @@ def _continued_unit(tokens: list[Token], index: int) -> Token | None:
     the unit is a plain name (which the parser takes as a unit whatever its text). Spark's
     values are literals, with a sign or without: any other is not looked at."""
     position = index + 1
-    if _kind(tokens, position) in (TokenType.PLUS, TokenType.DASH):
+    if _kind(tokens, position) in (T.PLUS, T.DASH):
         position += 1
-    if _kind(tokens, position) not in _INTERVAL_VALUES or _kind(tokens, position + 1) != TokenType.VAR:
+    if _kind(tokens, position) not in _INTERVAL_VALUES or _kind(tokens, position + 1) != T.VAR:
         return None
     after = position + 2
-    if _kind(tokens, after) == TokenType.PLUS:
+    if _kind(tokens, after) == T.PLUS:
         after += 1
     return tokens[position + 1] if _kind(tokens, after) in _INTERVAL_VALUES else None
 

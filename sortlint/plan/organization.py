@@ -16,7 +16,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from sqlglot import exp
-from sqlglot.tokens import TokenType
 
 from sortlint.ordering import Expr, SortOptions
 from sortlint.ordering.expressions import column_node
@@ -24,6 +23,7 @@ from sortlint.plan.built import NotUnderstood
 from sortlint.plan.context import Context
 from sortlint.plan.nodes import Limit, Node, Repartition, Sort, SortItem, Span
 from sortlint.plan.scope import uncommented_copy
+from sortlint.plan.token_types import T
 
 
 @dataclass(frozen=True)
@@ -87,10 +87,10 @@ class Key:
 
 # The clauses in the order Spark applies them (it rejects ORDER BY with any of the others).
 CLAUSES = (
-    ("distribute", "DISTRIBUTE BY", TokenType.DISTRIBUTE_BY),
-    ("cluster", "CLUSTER BY", TokenType.CLUSTER_BY),
-    ("sort", "SORT BY", TokenType.SORT_BY),
-    ("order", "ORDER BY", TokenType.ORDER_BY),
+    ("distribute", "DISTRIBUTE BY", T.DISTRIBUTE_BY),
+    ("cluster", "CLUSTER BY", T.CLUSTER_BY),
+    ("sort", "SORT BY", T.SORT_BY),
+    ("order", "ORDER BY", T.ORDER_BY),
 )
 
 

@@ -38,6 +38,7 @@ from sortlint.plan.organization import Output, Outputs
 from sortlint.plan.predicates import build_filter, subquery_nodes
 from sortlint.plan.relations import Relation, build_from
 from sortlint.plan.scope import Scope, qualify
+from sortlint.plan.token_types import T
 
 # Select arguments with no Spark meaning this builder models.
 UNSUPPORTED = {
@@ -105,19 +106,19 @@ def build_body(select: exp.Select, relation: Relation, scope: Scope, ctx: Contex
     node = relation.node
     where = select.args.get("where")
     if where is not None:
-        span = clause_span(ctx, where, TokenType.WHERE)
+        span = clause_span(ctx, where, T.WHERE)
         node = build_filter(node, where.this, "WHERE", scope, ctx, span)
     if listed.generator is not None:
         node = generated(select, listed, node)
     node = aggregate(select, listed, node, scope, ctx)
     having = select.args.get("having")
     if having is not None:
-        span = clause_span(ctx, having, TokenType.HAVING)
+        span = clause_span(ctx, having, T.HAVING)
         node = build_filter(node, having.this, "HAVING", scope, ctx, span, alias_first(listed))
     node = windows(select, listed, node, scope, ctx)
     qualify_ = select.args.get("qualify")
     if qualify_ is not None:
-        span = clause_span(ctx, qualify_, TokenType.QUALIFY)
+        span = clause_span(ctx, qualify_, T.QUALIFY)
         node = build_filter(node, qualify_.this, "QUALIFY", scope, ctx, span, alias_first(listed))
     outputs = Outputs(
         tuple(Output(item.name, item.expr) for item in listed.items),
@@ -132,7 +133,7 @@ def build_body(select: exp.Select, relation: Relation, scope: Scope, ctx: Contex
         node = organization.stack(node, steps)
     node = project(listed, node, scope, ctx)
     if distinct:
-        node = Distinct(children=(node,), span=ctx.spans.keyword_after_select(select, TokenType.DISTINCT))
+        node = Distinct(children=(node,), span=ctx.spans.keyword_after_select(select, T.DISTINCT))
     node = partitioning_hints(select, node, ctx)
     if above:
         node = organization.stack(node, steps)
@@ -302,7 +303,7 @@ def aggregate(select: exp.Select, listed: SelectList, node: Node, scope: Scope, 
     aggregates: dict[Expr, exp.Expression] = {}
     for call in calls:
         aggregates.setdefault(Expr.of(qualify(call, scope)), call)
-    span = clause_span(ctx, group, TokenType.GROUP_BY) if group is not None else None
+    span = clause_span(ctx, group, T.GROUP_BY) if group is not None else None
     if span is None and calls:
         span = ctx.spans.extent(calls[0])
     return Aggregate(
@@ -333,7 +334,7 @@ def group_keys(
 ) -> tuple[tuple[GroupKey, ...], bool]:
     """GROUP BY keys, with ordinals and select aliases resolved; ROLLUP / CUBE / GROUPING
     SETS contribute each expression once and mark the aggregate as null-filling."""
-    clause = ctx.spans.clause(group, {TokenType.GROUP_BY}, group.expressions)
+    clause = ctx.spans.clause(group, {T.GROUP_BY}, group.expressions)
     spans = clause.items if clause is not None else tuple(ctx.spans.extent(e) for e in group.expressions)
     grouping_sets = any(group.args.get(a) for a in ("rollup", "cube", "grouping_sets"))
     keys: list[GroupKey] = []
@@ -460,6 +461,6 @@ def partitioning_hints(select: exp.Select, node: Node, ctx: Context) -> Node:
         name = (call.name if isinstance(call, exp.Anonymous) else call.key).upper()
         if name in PARTITIONING_HINTS:
             keys = tuple(Expr.of(column_node(c.name)) for c in call.find_all(exp.Column))
-            span = ctx.spans.keyword_after_select(select, TokenType.HINT)
+            span = ctx.spans.keyword_after_select(select, T.HINT)
             node = Repartition(children=(node,), span=span, keys=keys, clause=f"{name} hint")
     return node

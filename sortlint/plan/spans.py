@@ -20,11 +20,12 @@ from sqlglot import exp
 from sqlglot.tokens import TokenType
 
 from sortlint.plan.nodes import Span
+from sortlint.plan.token_types import T
 from sortlint.plan.tokens import CLAUSE_KEYWORDS, TokenIndex
 
 Range = tuple[int, int]  # first and last token index, inclusive
 
-SET_OPERATORS = frozenset({TokenType.UNION, TokenType.INTERSECT, TokenType.EXCEPT})
+SET_OPERATORS = frozenset({T.UNION, T.INTERSECT, T.EXCEPT})
 SORT_WORDS = frozenset({"ASC", "DESC", "NULLS", "FIRST", "LAST"})
 
 
@@ -174,7 +175,7 @@ class Spans:
             over = self.over(node)
             last = max(last, over[1]) if over else last
         if isinstance(node, exp.Lateral):
-            keyword = self.index.find_back(first, {TokenType.LATERAL})
+            keyword = self.index.find_back(first, {T.LATERAL})
             first = keyword if keyword is not None else first
         if isinstance(node, exp.Ordered):
             while self.index.word(last + 1) in SORT_WORDS:
@@ -204,11 +205,11 @@ class Spans:
             first = self.selects.get(id(node))
         else:
             found = self.leaves(node)
-            first = None if found is None else self.index.find_back(found[0] + 1, {TokenType.VALUES})
+            first = None if found is None else self.index.find_back(found[0] + 1, {T.VALUES})
         with_ = node.args.get("with_")
         if first is not None and with_ is not None and with_.expressions:
             leaf = self.leaves(with_.expressions[0].args.get("alias") or with_)
-            keyword = self.index.find_back(leaf[0], {TokenType.WITH}) if leaf else None
+            keyword = self.index.find_back(leaf[0], {T.WITH}) if leaf else None
             first = keyword if keyword is not None else first
         return first
 
@@ -254,7 +255,7 @@ class Spans:
         if anchor is None:
             return None
         first = anchor + 1
-        while self.index.type(first) in (TokenType.HINT, TokenType.DISTINCT, TokenType.ALL):
+        while self.index.type(first) in (T.HINT, T.DISTINCT, T.ALL):
             first += 1
         last = self.index.clause_end(first - 1)
         found = self.leaves(exp.Tuple(expressions=list(select.expressions)))
@@ -268,7 +269,7 @@ class Spans:
         if anchor is None:
             return None
         i = anchor + 1
-        if kind != TokenType.HINT and self.index.type(i) == TokenType.HINT:
+        if kind != T.HINT and self.index.type(i) == T.HINT:
             i += 1
         return self.index.span(i, i) if self.index.type(i) == kind else None
 
@@ -279,7 +280,7 @@ class Spans:
         joins = list(select.args.get("joins") or [])
         wanted = [from_.this, *joins] if from_ is not None else joins
         found = self.leaves(from_) if from_ is not None else None
-        keyword = self.index.find_back(found[0] + 1, {TokenType.FROM}) if found else None
+        keyword = self.index.find_back(found[0] + 1, {T.FROM}) if found else None
         if keyword is None:
             return tuple(self.extent(node) for node in wanted)
         last = max(self.index.clause_end(keyword), found[1])
@@ -297,7 +298,7 @@ class Spans:
         starts = [first]
         i = first
         while i <= last:
-            if i > first and (index.type(i) == TokenType.COMMA or index.join_start(i)):
+            if i > first and (index.type(i) == T.COMMA or index.join_start(i)):
                 starts.append(i)
             i = index.close_of(i) + 1
         return [(a, b - 1) for a, b in zip(starts, [*starts[1:], last + 1])]
@@ -305,7 +306,7 @@ class Spans:
     def limit(self, query: exp.Expression) -> Span | None:
         """LIMIT n [OFFSET m] (or OFFSET alone)."""
         parts = [query.args.get("limit"), query.args.get("offset")]
-        clauses = [self.clause(p, {TokenType.LIMIT, TokenType.OFFSET}, ()) for p in parts if p]
+        clauses = [self.clause(p, {T.LIMIT, T.OFFSET}, ()) for p in parts if p]
         spans = [c.span for c in clauses if c is not None]
         if not spans:
             return None
@@ -332,9 +333,9 @@ class Spans:
         inside = (first + 2, last - 1) if self.index.is_open(first + 1) else (last + 1, last)
         return WindowSpans(
             self.index.span(first, last),
-            self.window_clause(inside, TokenType.PARTITION_BY, node.args.get("partition_by") or []),
+            self.window_clause(inside, T.PARTITION_BY, node.args.get("partition_by") or []),
             self.window_clause(
-                inside, TokenType.ORDER_BY, (node.args.get("order") or exp.Order()).expressions
+                inside, T.ORDER_BY, (node.args.get("order") or exp.Order()).expressions
             ),
         )
 
@@ -352,9 +353,9 @@ class Spans:
         call = self.leaves(node.this)
         if call is None:
             return None
-        stops = {TokenType.OVER, TokenType.COMMA, *CLAUSE_KEYWORDS}
+        stops = {T.OVER, T.COMMA, *CLAUSE_KEYWORDS}
         keyword = self.index.find(call[1] + 1, len(self.index) - 1, stops)
-        if keyword is None or self.index.type(keyword) != TokenType.OVER:
+        if keyword is None or self.index.type(keyword) != T.OVER:
             return None
         return keyword, self.index.close_of(keyword + 1)
 
@@ -396,7 +397,7 @@ def select_anchors(spans: Spans, selects: list[exp.Select]) -> dict[int, int]:
         first = _first_leaf(spans, select)
         i = first
         while i is not None:
-            i = index.find_back(i, {TokenType.SELECT})
+            i = index.find_back(i, {T.SELECT})
             if i is not None and i not in claimed:
                 anchors[id(select)] = i
                 claimed.add(i)

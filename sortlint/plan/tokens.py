@@ -30,24 +30,25 @@ from sqlglot.tokens import Token, TokenType
 
 from sortlint.plan.dialect import sql_dialect
 from sortlint.plan.nodes import Span
+from sortlint.plan.token_types import T
 from sortlint.units import Unit
 
-OPENING = {TokenType.L_PAREN: TokenType.R_PAREN, TokenType.L_BRACKET: TokenType.R_BRACKET,
-           TokenType.L_BRACE: TokenType.R_BRACE}
+OPENING = {T.L_PAREN: T.R_PAREN, T.L_BRACKET: T.R_BRACKET,
+           T.L_BRACE: T.R_BRACE}
 CLOSING = frozenset(OPENING.values())
 
 # Keywords that end a clause when met at the clause's own depth.
 CLAUSE_KEYWORDS = frozenset({
-    TokenType.FROM, TokenType.WHERE, TokenType.GROUP_BY, TokenType.HAVING, TokenType.QUALIFY,
-    TokenType.WINDOW, TokenType.ORDER_BY, TokenType.SORT_BY, TokenType.CLUSTER_BY,
-    TokenType.DISTRIBUTE_BY, TokenType.PARTITION_BY, TokenType.LIMIT, TokenType.OFFSET,
-    TokenType.FETCH, TokenType.UNION, TokenType.INTERSECT, TokenType.EXCEPT, TokenType.LATERAL,
-    TokenType.ROWS, TokenType.RANGE, TokenType.WITH, TokenType.SEMICOLON,
+    T.FROM, T.WHERE, T.GROUP_BY, T.HAVING, T.QUALIFY,
+    T.WINDOW, T.ORDER_BY, T.SORT_BY, T.CLUSTER_BY,
+    T.DISTRIBUTE_BY, T.PARTITION_BY, T.LIMIT, T.OFFSET,
+    T.FETCH, T.UNION, T.INTERSECT, T.EXCEPT, T.LATERAL,
+    T.ROWS, T.RANGE, T.WITH, T.SEMICOLON,
 })
 # Words that may start a join; a run of them is a join only when it ends with JOIN.
 JOIN_WORDS = frozenset({
-    TokenType.NATURAL, TokenType.INNER, TokenType.CROSS, TokenType.LEFT, TokenType.RIGHT,
-    TokenType.FULL, TokenType.OUTER, TokenType.SEMI, TokenType.ANTI, TokenType.JOIN,
+    T.NATURAL, T.INNER, T.CROSS, T.LEFT, T.RIGHT,
+    T.FULL, T.OUTER, T.SEMI, T.ANTI, T.JOIN,
 })
 
 
@@ -69,12 +70,12 @@ _LIST = re.compile(r"\b(?:(?P<values>values)(?=\s*\()|in\s*\()", re.IGNORECASE)
 # The keywords that say what an IN list belongs to (the nearest one before it): its values
 # are left out only under a filter's.
 _CONTEXTS = frozenset({
-    TokenType.SELECT, TokenType.WHERE, TokenType.HAVING, TokenType.QUALIFY, TokenType.ON,
-    TokenType.VALUES, TokenType.FROM, TokenType.GROUP_BY, TokenType.ORDER_BY, TokenType.SORT_BY,
-    TokenType.CLUSTER_BY, TokenType.DISTRIBUTE_BY, TokenType.LIMIT, TokenType.SET,
-    TokenType.CASE, TokenType.WHEN, TokenType.THEN, TokenType.ELSE,
+    T.SELECT, T.WHERE, T.HAVING, T.QUALIFY, T.ON,
+    T.VALUES, T.FROM, T.GROUP_BY, T.ORDER_BY, T.SORT_BY,
+    T.CLUSTER_BY, T.DISTRIBUTE_BY, T.LIMIT, T.SET,
+    T.CASE, T.WHEN, T.THEN, T.ELSE,
 })
-_FILTERS = frozenset({TokenType.WHERE, TokenType.HAVING, TokenType.QUALIFY, TokenType.ON})
+_FILTERS = frozenset({T.WHERE, T.HAVING, T.QUALIFY, T.ON})
 
 
 @dataclass(frozen=True)
@@ -112,7 +113,7 @@ def tokenize(text: str, dialect: str) -> tuple[list[Token], tuple[Elision, ...]]
             return tokenizer.tokenize(text), ()  # the word is inside a string or a comment
         tokens += piece
         found += len(tokens) - len(piece)
-        if kind == TokenType.IN and _context(tokens, found) not in _FILTERS:
+        if kind == T.IN and _context(tokens, found) not in _FILTERS:
             position = elision.start  # kept whole: the next piece goes on from here
             continue
         elided.append(elision)
@@ -139,7 +140,7 @@ def _long_lists(text: str) -> Iterator[tuple[int, TokenType, Elision]]:
         position = ends[-1]
         if len(ends) <= ELIDED_AFTER_ROWS or not (values or _CLOSE.match(text, ends[-1])):
             continue
-        kind = TokenType.VALUES if values else TokenType.IN
+        kind = T.VALUES if values else T.IN
         yield match.start(), kind, Elision(ends[0], ends[-2], len(ends) - 2 if values else 0)
 
 
@@ -266,7 +267,7 @@ class TokenIndex:
         items: list[tuple[int, int]] = []
         start = i = first
         while i <= last:
-            if types[i] == TokenType.COMMA:
+            if types[i] == T.COMMA:
                 items.append((start, i - 1))
                 start = i + 1
             i = ends[i] + 1
@@ -301,7 +302,7 @@ class TokenIndex:
         if self.type(i - 1) in JOIN_WORDS:
             return False
         while self.type(i) in JOIN_WORDS:
-            if self.type(i) == TokenType.JOIN:
+            if self.type(i) == T.JOIN:
                 return True
             i += 1
         return False

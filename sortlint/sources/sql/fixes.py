@@ -16,7 +16,6 @@ from collections.abc import Iterable, Sequence
 import sqlglot
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
-from sqlglot.tokens import TokenType
 
 from sortlint.diagnostics import Edit
 from sortlint.ordering import Expr, SortOptions
@@ -24,6 +23,7 @@ from sortlint.plan import nodes as n
 from sortlint.plan.aggregates import is_aggregate
 from sortlint.plan.names import UnknownName, alias_needed, spark_output_name
 from sortlint.plan.nodes import Span
+from sortlint.plan.token_types import T
 from sortlint.sources.frontend import FixContext, KeptColumn, Rewrite, WrittenKey
 from sortlint.units import Unit
 
@@ -198,13 +198,13 @@ def _query_bounds(unit: Unit, write: n.Write) -> tuple[int, int] | None:
     """Where the written query starts and ends: after the statement's head (`INSERT INTO t`,
     `CREATE TABLE t AS`) when it has one - a dbt model's statement is its query alone."""
     try:
-        tokens = [t for t in sqlglot.tokenize(unit.text, read="spark") if t.token_type != TokenType.SEMICOLON]
+        tokens = [t for t in sqlglot.tokenize(unit.text, read="spark") if t.token_type != T.SEMICOLON]
     except SqlglotError:
         return None
     if not tokens or write.span is None:
         return None
     head = [t for t in tokens if t.end < write.span.end]
-    if any(t.token_type in (TokenType.INSERT, TokenType.CREATE) for t in head):
+    if any(t.token_type in (T.INSERT, T.CREATE) for t in head):
         rest = [t for t in tokens if t.start >= write.span.end]
         return (rest[0].start, tokens[-1].end + 1) if rest else None
     return tokens[0].start, tokens[-1].end + 1
@@ -216,7 +216,7 @@ def _statement_end(unit: Unit) -> int | None:
         tokens = sqlglot.tokenize(unit.text, read="spark")
     except SqlglotError:
         return None
-    tokens = [t for t in tokens if t.token_type != TokenType.SEMICOLON]
+    tokens = [t for t in tokens if t.token_type != T.SEMICOLON]
     return tokens[-1].end + 1 if tokens else None
 
 
