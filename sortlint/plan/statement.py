@@ -82,8 +82,12 @@ class Statement:
     def without_plan(self) -> Statement:
         """The statement as the fixer keeps it while it proves its fixes: what the proof
         compares, its plan left out (and the tree and tokens behind it), so that a file's
-        plans are not all alive at once - twice over, before and after a fix."""
-        return replace(self, root=Opaque(span=self.root.span, reason="the plan is not kept"))
+        plans are not all alive at once - twice over, before and after a fix. Its span keeps no
+        unit (None: the statement's own), so that a statement sent from a worker does not
+        carry the unit, and the whole file's text, along."""
+        span = self.root.span
+        kept = Span(span.start, span.end) if span is not None else None
+        return replace(self, root=Opaque(span=kept, reason="the plan is not kept"))
 
 
 def build_statement(unit: Unit, tables: TableLookup, dialect: str, target: str) -> Statement:

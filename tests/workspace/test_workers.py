@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import pickle
 import signal
 import textwrap
 from pathlib import Path
@@ -16,13 +17,15 @@ import pytest
 from sortlint.cli import main
 from sortlint.config import load_config
 from sortlint.linter import analysis
+from sortlint.linter.results import Kept
+from sortlint.plan.nodes import Span
 from sortlint.workspace import workers
 from sortlint.workspace.check import Workspace, check
 from sortlint.sources.frontend import Reading
 from sortlint.sources.registry import build
 from sortlint.sources.sql.files import sql_units
 from sortlint.workspace.records import Definition, FileRecord, answer
-from sortlint.workspace.tables import RepositoryTables
+from sortlint.workspace.tables import FileTables, RepositoryTables
 from sortlint.workspace.workers import balanced_shares
 from statement_files import random_file
 
@@ -298,6 +301,26 @@ def test_runs_of_statements_balance_their_text():
     assert workers.contiguous_shares([1] * 7, 3) == [(0, 3), (3, 5), (5, 7)]
     assert workers.contiguous_shares([1, 1], 1) == [(0, 2)]
     assert workers.contiguous_shares([1, 1], 0) == [(0, 2)]
+
+
+def test_a_statement_sent_from_a_worker_carries_its_facts_and_not_its_file(tmp_path: Path):
+    """What a worker sends of each statement it analysed ahead for the fixer: its findings,
+    outputs and types - not its unit, whose file text the receiver holds already (sent along
+    once, it was a third of what the workers sent, and a copy of the file to read back)."""
+    (tmp_path / "sortlint.yml").write_text(CATALOG)
+    config = load_config(tmp_path / "sortlint.yml")
+    raw = "SELECT order_id, status FROM sales.orders ORDER BY order_id, order_id;\n" * 500
+    units = sql_units(tmp_path / "q.sql", raw, Reading(config))
+    tables = FileTables(RepositoryTables(config))
+
+    sent = analysis._analyse_units(units, tables, config, Kept.FACTS, frozenset(), 10, 12)
+
+    assert [done.statement.outputs for done in sent] == [("order_id", "status")] * 2
+    assert [done.statement.output_types for done in sent] == [("bigint", "string")] * 2
+    assert [(f.line, f.code) for done in sent for f in done.findings] == [(11, "SL003"), (12, "SL003")]
+    assert [done.statement.root.span for done in sent] == [Span(42, 69)] * 2  # the ORDER BY: the root
+    assert all(done.statement.root.span.unit is None for done in sent)
+    assert len(pickle.dumps(sent)) < len(raw) / 10
 
 
 def test_random_files_are_analysed_by_workers_as_in_sequence(tmp_path: Path, monkeypatch, statements_analysed_here):
