@@ -191,7 +191,7 @@ def _take(unit: Unit, done: UnitAnalysis, tables: TableLookup) -> None:
         tables.columns(name)  # any question tells them as much
     done.unit = unit
     if done.statement is not None:
-        done.statement = replace(done.statement, unit=unit)
+        done.statement.unit = unit  # made for this process (unpickled): its own to change
     _let_go(unit)
 
 

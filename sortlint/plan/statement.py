@@ -86,6 +86,8 @@ class Statement:
         unit (None: the statement's own), so that a statement sent from a worker does not
         carry the unit, and the whole file's text, along."""
         span = self.root.span
+        if isinstance(self.root, Opaque) and not self.root.children and (span is None or span.unit is None):
+            return self  # nothing to leave out (a statement kept so already, one that did not parse)
         kept = Span(span.start, span.end) if span is not None else None
         return replace(self, root=Opaque(span=kept, reason="the plan is not kept"))
 

@@ -153,11 +153,12 @@ def proof_failure(
     # A fixed finding remains when its rule still fires in its statement as often as before
     # the fix, and at the place it was (moved by the edits before it): other findings of the
     # rule may shift onto an edit, and new ones may appear elsewhere.
+    fixed_signatures = signatures(before, fixed)
     allowed = Counter(signatures(before, before.findings))
-    allowed.subtract(signatures(before, fixed))
+    allowed.subtract(fixed_signatures)
     counts = Counter(signatures(after, after.findings))
     after_starts = _starts(after)
-    for finding, key in zip(fixed, signatures(before, fixed)):
+    for finding, key in zip(fixed, fixed_signatures):
         if counts[key] > allowed[key]:
             start = _moved(_offset(before.raw, finding), edits)
             if (finding.code, start) in after_starts:
