@@ -25,6 +25,7 @@ files to the parent.
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import sys
 import tempfile
@@ -223,11 +224,21 @@ def _started(context: BaseContext, work: Callable[[], object]) -> tuple[BaseProc
     It starts with Ctrl-C held back: a SIGINT that lands inside the fork, while Python runs
     its at-fork hooks, is printed and dropped there ("Exception ignored in"), and the check
     would go on to the end. Held, it reaches this process just after, and the worker once it
-    lets signals go (the first thing it does)."""
+    lets signals go (the first thing it does).
+
+    What this process holds when it forks is first put out of the cyclic collector's reach
+    for good (`gc.freeze`, as the check does with what it imported): a worker's full
+    collections would otherwise go over the whole heap it inherited - a big file's tokens,
+    the analyses a fixer keeps - copying it page by page as they mark it, and so would this
+    process's while the worker runs. What is frozen is still freed when nothing refers to
+    it; only cycles among it would stay."""
     receive, send = context.Pipe(duplex=False)
     # A forked worker holds a copy of its pipe's reading end too, which it closes.
-    own_end = receive if context.get_start_method() == "fork" else None
+    forked = context.get_start_method() == "fork"
+    own_end = receive if forked else None
     process = context.Process(target=_work, args=(send, work, own_end), daemon=True)
+    if forked:
+        gc.freeze()
     with signals_held():
         process.start()
     send.close()

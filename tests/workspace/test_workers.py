@@ -4,6 +4,7 @@ from the workers, and a worker that dies leaves its files to the parent."""
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 import pickle
@@ -321,6 +322,18 @@ def test_a_statement_sent_from_a_worker_carries_its_facts_and_not_its_file(tmp_p
     assert [done.statement.root.span for done in sent] == [Span(42, 69)] * 2  # the ORDER BY: the root
     assert all(done.statement.root.span.unit is None for done in sent)
     assert len(pickle.dumps(sent)) < len(raw) / 10
+
+
+def test_a_forked_worker_leaves_what_it_inherited_out_of_its_collectors_reach():
+    """A worker's full collections would go over the whole heap it was forked with (a big
+    file's tokens, the fixer's analyses), copying it page by page as they mark it: what the
+    parent held when it forked is frozen, in the parent and so in the worker."""
+    inherited = [object()]  # a container: the cyclic collector tracks it
+    assert any(o is inherited for o in gc.get_objects())
+    context = multiprocessing.get_context("fork")
+    process, receive = workers._started(context, lambda: any(o is inherited for o in gc.get_objects()))
+    assert workers._collect(process, receive, None) is False
+    assert not any(o is inherited for o in gc.get_objects())
 
 
 def test_random_files_are_analysed_by_workers_as_in_sequence(tmp_path: Path, monkeypatch, statements_analysed_here):
