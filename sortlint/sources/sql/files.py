@@ -14,8 +14,10 @@ tokenizing again.
 from __future__ import annotations
 
 import bisect
+import gc
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from functools import partial
 from itertools import chain, compress, count, repeat
@@ -102,22 +104,38 @@ def mapped_statements(path: Path, raw: str, mapped: MappedSql, dialect: str) -> 
 
 
 def split_statements(path: Path, raw: str, dialect: str) -> list[Unit]:
-    """One `Unit` per non-empty statement, its text exactly as in the file minus the `;`."""
-    tokens, elided = tokenize_file(path, raw, dialect)
-    pool: list[Token | None] = list(tokens)
-    elided_starts = [e.start for e in elided]  # in order: a unit finds its own by bisection
-    units = []
-    for first, last in statement_runs(tokens):
-        start, end = tokens[first].start, tokens[last].end + 1
-        own = elided[bisect.bisect_left(elided_starts, start) : bisect.bisect_left(elided_starts, end)]
-        mine = tuple(e.shifted(-start) for e in own)
-        held = None
-        if not _spans_lines(raw, tokens[first]):
-            before = _comments_before(raw, tokens, first, dialect)
-            after = _comments_after(raw, tokens, last, dialect)
-            held = UnitTokens(partial(_hand_over, pool, first, last, before, after), mine, partial(_drop, pool, first, last))
-        units.append(Unit(path=path, text=raw[start:end], start=start, raw=raw, tokens=held))
-    return units
+    """One `Unit` per non-empty statement, its text exactly as in the file minus the `;`.
+
+    The cyclic collector is paused meanwhile: a big file makes a million tokens, none of
+    them garbage, which its passes would go over again and again as they pile up (a sixth
+    of splitting a 5 MB file)."""
+    with _collector_paused():
+        tokens, elided = tokenize_file(path, raw, dialect)
+        pool: list[Token | None] = list(tokens)
+        elided_starts = [e.start for e in elided]  # in order: a unit finds its own by bisection
+        units = []
+        for first, last in statement_runs(tokens):
+            start, end = tokens[first].start, tokens[last].end + 1
+            own = elided[bisect.bisect_left(elided_starts, start) : bisect.bisect_left(elided_starts, end)]
+            mine = tuple(e.shifted(-start) for e in own)
+            held = None
+            if not _spans_lines(raw, tokens[first]):
+                before = _comments_before(raw, tokens, first, dialect)
+                after = _comments_after(raw, tokens, last, dialect)
+                held = UnitTokens(partial(_hand_over, pool, first, last, before, after), mine, partial(_drop, pool, first, last))
+            units.append(Unit(path=path, text=raw[start:end], start=start, raw=raw, tokens=held))
+        return units
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    running = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if running:
+            gc.enable()
 
 
 def tokenize_file(path: Path, raw: str, dialect: str) -> tuple[list[Token], tuple[Elision, ...]]:

@@ -3,6 +3,7 @@ type, text, line, column, offsets and comments (the parser reads them instead of
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 
 import pytest
@@ -67,3 +68,28 @@ PIECES = st.sampled_from([
 @given(st.lists(PIECES, max_size=12))
 def test_any_layout_of_statements_comments_and_semicolons(pieces):
     assert_tokens_as_if_alone("".join(pieces))
+
+
+@pytest.mark.parametrize("running", [True, False])
+def test_a_file_is_split_without_the_collector_going_over_its_tokens(running: bool):
+    """A big file's tokens are none of them garbage: the cyclic collector is paused while
+    they are made and cut into units (a running one goes over them once, when it resumes),
+    and left running (or not) as it was."""
+    collections: list[int] = []
+
+    def counted(phase: str, info: dict) -> None:
+        if phase == "start":
+            collections.append(info["generation"])
+
+    raw = "SELECT a, b FROM t WHERE c = 'x' ORDER BY a, b;\n" * 5_000  # ~100,000 tokens
+    was = gc.isenabled()
+    (gc.enable if running else gc.disable)()
+    gc.callbacks.append(counted)
+    try:
+        units = split_statements(PATH, raw, "spark")
+        assert gc.isenabled() is running
+    finally:
+        gc.callbacks.remove(counted)
+        (gc.enable if was else gc.disable)()
+    assert len(units) == 5_000
+    assert len(collections) <= (1 if running else 0)
