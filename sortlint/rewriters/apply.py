@@ -32,6 +32,7 @@ from sortlint.units import file_line_starts
 
 MAX_ROUNDS = 10
 Tables = TypeVar("Tables", bound=StatementTables)  # what the file's statements saw
+Item = TypeVar("Item")
 Reanalyse = Callable[[str, "FileAnalysis | None"], "tuple[FileAnalysis, Tables]"]
 
 
@@ -144,10 +145,10 @@ def proof_failure(
         for name, was, now in zip(old.outputs, old.output_types, new.output_types):
             if not _same_type(was, now):
                 return f"statement {index}'s output column {name} would change type from {was} to {now or 'unknown'}"
-        ungrouped = Counter(new.ungrouped) - Counter(old.ungrouped)
+        ungrouped = _added(old.ungrouped, new.ungrouped)
         if ungrouped:
             return f"statement {index} would read {', '.join(ungrouped)} without grouping by it"
-        named = Counter(new.keys_naming_nothing) - Counter(old.keys_naming_nothing)
+        named = _added(old.keys_naming_nothing, new.keys_naming_nothing)
         if named:
             return f"statement {index}'s {'; '.join(map(str, named))}"
     # A fixed finding remains when its rule still fires in its statement as often as before
@@ -164,6 +165,12 @@ def proof_failure(
             if (finding.code, start) in after_starts:
                 return f"the fix would leave {finding.code} in statement {key[0] + 1}"
     return None
+
+
+def _added(before: tuple[Item, ...], after: tuple[Item, ...]) -> Counter[Item]:
+    """What `after` holds more of than `before` (nothing, at once, for the same tuples: most
+    statements of a long file, whose comparison otherwise cost a third of the proof)."""
+    return Counter() if after == before else Counter(after) - Counter(before)
 
 
 def _same_type(before: str | None, after: str | None) -> bool:
