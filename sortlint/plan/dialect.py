@@ -8,7 +8,7 @@ sqlglot's tokenizer makes these words keywords, and its parser then rejects the 
 or, worse, reads it differently (`SELECT from FROM t` parses as a select of nothing).
 
 The dialect keeps sqlglot's parser and changes only the tokens: a keyword in a place where
-Spark's grammar can only mean a name becomes a name (`T.VAR`) before sqlglot sees
+Spark's grammar can only mean a name becomes a name (`TokenType.VAR`) before sqlglot sees
 it. The places are narrow on purpose - each rule needs the tokens on both sides to say so -
 and `tests/plan/test_spark_parser_oracle.py` holds them to Spark's own parser, both ways: a
 statement Spark accepts must parse, and must read the same tables and output columns.

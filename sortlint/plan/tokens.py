@@ -33,22 +33,18 @@ from sortlint.plan.nodes import Span
 from sortlint.plan.token_types import T
 from sortlint.units import Unit
 
-OPENING = {T.L_PAREN: T.R_PAREN, T.L_BRACKET: T.R_BRACKET,
-           T.L_BRACE: T.R_BRACE}
+OPENING = {T.L_PAREN: T.R_PAREN, T.L_BRACKET: T.R_BRACKET, T.L_BRACE: T.R_BRACE}
 CLOSING = frozenset(OPENING.values())
 
 # Keywords that end a clause when met at the clause's own depth.
 CLAUSE_KEYWORDS = frozenset({
-    T.FROM, T.WHERE, T.GROUP_BY, T.HAVING, T.QUALIFY,
-    T.WINDOW, T.ORDER_BY, T.SORT_BY, T.CLUSTER_BY,
-    T.DISTRIBUTE_BY, T.PARTITION_BY, T.LIMIT, T.OFFSET,
-    T.FETCH, T.UNION, T.INTERSECT, T.EXCEPT, T.LATERAL,
-    T.ROWS, T.RANGE, T.WITH, T.SEMICOLON,
+    T.FROM, T.WHERE, T.GROUP_BY, T.HAVING, T.QUALIFY, T.WINDOW, T.ORDER_BY, T.SORT_BY,
+    T.CLUSTER_BY, T.DISTRIBUTE_BY, T.PARTITION_BY, T.LIMIT, T.OFFSET, T.FETCH, T.UNION,
+    T.INTERSECT, T.EXCEPT, T.LATERAL, T.ROWS, T.RANGE, T.WITH, T.SEMICOLON,
 })
 # Words that may start a join; a run of them is a join only when it ends with JOIN.
 JOIN_WORDS = frozenset({
-    T.NATURAL, T.INNER, T.CROSS, T.LEFT, T.RIGHT,
-    T.FULL, T.OUTER, T.SEMI, T.ANTI, T.JOIN,
+    T.NATURAL, T.INNER, T.CROSS, T.LEFT, T.RIGHT, T.FULL, T.OUTER, T.SEMI, T.ANTI, T.JOIN,
 })
 
 
@@ -70,10 +66,9 @@ _LIST = re.compile(r"\b(?:(?P<values>values)(?=\s*\()|in\s*\()", re.IGNORECASE)
 # The keywords that say what an IN list belongs to (the nearest one before it): its values
 # are left out only under a filter's.
 _CONTEXTS = frozenset({
-    T.SELECT, T.WHERE, T.HAVING, T.QUALIFY, T.ON,
-    T.VALUES, T.FROM, T.GROUP_BY, T.ORDER_BY, T.SORT_BY,
-    T.CLUSTER_BY, T.DISTRIBUTE_BY, T.LIMIT, T.SET,
-    T.CASE, T.WHEN, T.THEN, T.ELSE,
+    T.SELECT, T.WHERE, T.HAVING, T.QUALIFY, T.ON, T.VALUES, T.FROM, T.GROUP_BY, T.ORDER_BY,
+    T.SORT_BY, T.CLUSTER_BY, T.DISTRIBUTE_BY, T.LIMIT, T.SET, T.CASE, T.WHEN, T.THEN,
+    T.ELSE,
 })
 _FILTERS = frozenset({T.WHERE, T.HAVING, T.QUALIFY, T.ON})
 
