@@ -14,12 +14,6 @@ from typing import cast
 from sqlglot.tokens import TokenType
 
 
-class _Members:
-    """TokenType's members as class attributes (set below)."""
-
-
-for _name, _member in TokenType.__members__.items():
-    setattr(_Members, _name, _member)
-
-# Typed as the Enum itself: `T.DOT` is a TokenType to a type checker, as it is at run time.
-T = cast("type[TokenType]", _Members)
+# A plain class whose attributes are TokenType's members; typed as the Enum itself: `T.DOT`
+# is a TokenType to a type checker, as it is at run time.
+T = cast("type[TokenType]", type("T", (), dict(TokenType.__members__)))
