@@ -28,6 +28,10 @@ if TYPE_CHECKING:
     from sortlint.ordering import Properties
 
 QUERIES = (exp.Query, exp.Values)
+# Statements that change a table's values or columns in a way the plan does not follow: what
+# its rows were known to satisfy is forgotten (they define it, knowing nothing). A DELETE or
+# a TRUNCATE leaves some of the rows, which satisfy all the rows did.
+CHANGES = (exp.Update, exp.Merge, exp.Alter)
 
 
 @dataclass
@@ -114,7 +118,9 @@ def build_tree(tree: exp.Expression, ctx: Context) -> Statement:
     if isinstance(tree, exp.Create):
         return create(tree, ctx)
     reason = f"{statement_kind(tree)} is not a query"
-    return Statement(unit, Opaque(span=ctx.spans.whole(), reason=reason))
+    changed = tree.this if isinstance(tree, CHANGES) and tree.args.get("kind") in (None, "TABLE") else None
+    defines = ("table", table_name(changed)) if isinstance(changed, exp.Table) else None
+    return Statement(unit, Opaque(span=ctx.spans.whole(), reason=reason), defines=defines)
 
 
 def insert(tree: exp.Insert, ctx: Context) -> Statement:

@@ -5,7 +5,7 @@ list of front ends)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -18,6 +18,10 @@ from sortlint.units import Unit
 # Where Jinja may render something (`{{`, `{%`, `{#`): a file without it is no template, for
 # any front end that renders Jinja (dbt's, Airflow's).
 JINJA_MARK = re.compile(r"\{[{%#]")
+DBT_PROJECT_FILE = "dbt_project.yml"
+
+# (folders to leave out) -> the files of the project a check reads (see `Reading`).
+ProjectFiles = Callable[[Callable[[Path], bool]], "Sequence[Path]"]
 
 if TYPE_CHECKING:
     from sortlint.ordering import SortOptions
@@ -28,11 +32,17 @@ if TYPE_CHECKING:
 class Reading:
     """What the front ends share during one check: its configuration, a memo for what they
     learn once per run and reuse across files (which template files the project's DAGs
-    reference), and the persistent cache, when the run has one. A new check reads afresh."""
+    reference), and the persistent cache, when the run has one. A new check reads afresh.
+
+    `project_files(skip)` lists the files of the project: those a check of the
+    configuration's folder would read (its include and exclude globs, `.gitignore`), the
+    folders `skip` says no to left out, and the checked files; the checked files alone when
+    there is no configuration file (the working directory is no project)."""
 
     config: Config
     memo: dict[Any, Any] = field(default_factory=dict, repr=False)
     store: Store | None = field(default=None, repr=False)
+    project_files: ProjectFiles = field(default=lambda skip: (), repr=False)
     # What the user should know of how a file was read, by file: (kind, text), a "note" (a
     # renderer's fallback, and why) or a "warning" (what in the configuration to correct).
     remarks: dict[Path, list[tuple[str, str]]] = field(default_factory=dict, repr=False)
@@ -52,6 +62,15 @@ class Reading:
         said = self.remarks.setdefault(path, [])
         if remark not in said:
             said.append(remark)
+
+
+def in_dbt_project(path: Path) -> bool:
+    """Whether a folder above the file holds a dbt project (its `.sql` files are dbt's)."""
+    return any(holds_dbt_project(folder) for folder in path.resolve().parents)
+
+
+def holds_dbt_project(folder: Path) -> bool:
+    return (folder / DBT_PROJECT_FILE).is_file()
 
 
 @dataclass(frozen=True)

@@ -72,7 +72,8 @@ FRONT_ENDS: tuple[FrontEnd, ...] = (
              {"dbt_model": UnitKind("sortlint.sources.dbt.models:build_model",
                                     "sortlint.sources.sql.fixes:FIXES")},
              prepare="sortlint.sources.dbt.preparation:prepare"),
-    FrontEnd("sql", (".sql", ".hql"), True, "sortlint.sources.sql.files:sql_units", {"sql": SQL}),
+    FrontEnd("sql", (".sql", ".hql"), True, "sortlint.sources.sql.files:sql_units", {"sql": SQL},
+             prepare="sortlint.sources.sql.preparation:prepare"),
     FrontEnd("airflow", (".py",), False, "sortlint.sources.airflow.dags:dag_units", {"opaque": OPAQUE}),
     FrontEnd("pyspark", (".py",), False, "sortlint.sources.pyspark.units:pyspark_units",
              {"pyspark": UnitKind("sortlint.sources.pyspark.build:build_unit",
@@ -85,16 +86,20 @@ SUFFIXES: tuple[str, ...] = tuple(dict.fromkeys(s for f in FRONT_ENDS for s in f
 
 def prepare(files: Sequence[Path], reading: Reading) -> Preparation:
     """What every front end learns of the files' projects, merged: each sees the
-    configuration the ones before it extended."""
+    configuration the ones before it extended. A name two front ends give different
+    definers has none (two files write it)."""
     preparation = Preparation(reading.config)
+    shared: set[str] = set()
     for front_end in FRONT_ENDS:
         if front_end.prepare is None:
             continue
         reading.config = preparation.config
         found: Preparation = load(front_end.prepare)(files, reading)
+        shared |= {name for name, path in found.definers.items()
+                   if name in preparation.definers and preparation.definers[name].resolve() != path.resolve()}
         preparation = Preparation(
             found.config,
-            {**preparation.definers, **found.definers},
+            {name: path for name, path in {**preparation.definers, **found.definers}.items() if name not in shared},
             {**preparation.contexts, **found.contexts},
             {**preparation.upstream, **found.upstream},
         )

@@ -1,13 +1,16 @@
 """Check a set of files: read, split, build, analyse and lint every statement.
 
 Files are taken in path order and statements in file order, so a view is known to every
-statement after the one that creates it. A file that cannot be read or split, or a
-statement that does not parse, is reported as an error and the rest is still checked.
+statement of its file after the one that creates it. A file that cannot be read or split,
+or a statement that does not parse, is reported as an error and the rest is still checked.
 
 Before any file is read, each front end prepares (`sources.registry.prepare`): a dbt
-project's declarations join the catalog, and its models' tables are known by name with
-their files. A file naming such a table has the model's file analysed first, on demand, so
-checking one file analyses only it and what it reads; every file is analysed once per run.
+project's declarations join the catalog, and the tables of its models and of the project's
+other files are known by name with the file that defines them (`Preparation.definers`). A
+file naming such a table has its definer analysed first, on demand, so checking one file
+analyses only it and what it reads, and what a file sees of other files does not depend on
+which files are checked or in what order; every file is analysed once per run. A view or
+table no file defines alone (two files write it) is known only by its declarations.
 
 A file's analysis is kept as a `FileRecord` (see `sortlint.workspace.records`): in the
 persistent cache (`store`) for later runs, and from the worker processes that analyse
@@ -17,7 +20,7 @@ table it named answered as it was - else the file is analysed again.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -29,7 +32,7 @@ from sortlint.files import read_source, recording_inputs
 from sortlint.linter.results import FileAnalysis, Kept
 from sortlint.sources.registry import Preparation, Reading, prepare
 from sortlint.store import Store, digest, sortlint_digest
-from sortlint.workspace.discovery import discover
+from sortlint.workspace.discovery import ProjectFiles, discover
 from sortlint.workspace.records import RECORDS, Definition, FileRecord, answer, record_key
 from sortlint.workspace.tables import FileTables, RepositoryTables
 
@@ -89,7 +92,7 @@ def check(
     discovery = discover(paths, config, force_exclude)
     result = Result(errors=discovery.errors, skipped=discovery.skipped)
     files = discovery.files
-    reading = Reading(config, store=store)
+    reading = Reading(config, store=store, project_files=ProjectFiles(config, tuple(files)))
     preparation = prepare(files, reading)
     result.config = reading.config
     fresh = plans or on_file is not None
@@ -129,7 +132,7 @@ def check(
         analysis, tables = reanalyse(raw, None)
         if on_file is not None:
             analysis, tables = on_file(analysis, tables, reanalyse)
-        tables.commit()
+        workspace.publish(path, map(Definition.of, tables.creators))
         workspace.finished(path)
         result.files.append(analysis if plans else replace(analysis, statements=[]))
     return result
@@ -220,8 +223,7 @@ class Workspace:
             record = self.made[key] = self.analyse(path, raw)
             if self.store is not None:
                 self.store.put(RECORDS, key, record)
-        for definition in record.definitions:
-            definition.register(self.repository.created)
+        self.publish(path, record.definitions)
         return Outcome(record)
 
     def _kept(self, key: str) -> FileRecord | None:
@@ -246,6 +248,17 @@ class Workspace:
         definitions = tuple(d for d in map(Definition.of, tables.creators) if d is not None)
         reads = tuple((name, answer(self.repository, name)) for name in sorted(tables.read))
         return FileRecord(analysis, definitions, reads, tuple(sorted(inputs.items())))
+
+    def publish(self, path: Path, definitions: Iterable[Definition | None]) -> None:
+        """Make what the file defines known to the other files: each view or table of which
+        it is the definer (a name two files write is known by its declarations only)."""
+        resolved = self.resolved(path)
+        for definition in definitions:
+            if definition is None:
+                continue
+            definer = self.preparation.definers.get(definition.name.lower())
+            if definer is not None and self.resolved(definer) == resolved:
+                definition.register(self.repository.created)
 
     def _define(self, name: str) -> None:
         """A statement named `name`, which a file the front ends know defines: analyse it."""

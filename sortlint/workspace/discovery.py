@@ -19,7 +19,7 @@ import errno
 import os
 import stat
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,8 +36,11 @@ class Discovery:
     skipped: list[tuple[Path, str]] = field(default_factory=list)  # named paths, and why
 
 
-def discover(paths: Sequence[Path], config: Config, force_exclude: bool = True) -> Discovery:
-    """Every file to check, sorted, each once; what could not be read; what was skipped."""
+def discover(
+    paths: Sequence[Path], config: Config, force_exclude: bool = True, skip: Callable[[Path], bool] | None = None
+) -> Discovery:
+    """Every file to check, sorted, each once; what could not be read; what was skipped.
+    Folders `skip` says yes to are not listed."""
     found = Discovery()
     named: set[Path] = set()
     chosen: dict[object, Path] = {}  # (device, inode) -> the name it was met by first
@@ -53,7 +56,7 @@ def discover(paths: Sequence[Path], config: Config, force_exclude: bool = True) 
             if force_exclude and config.excludes_folder(path):
                 found.skipped.append((path, "excluded by the configuration"))
             else:
-                for file in _walk(path, config, found.errors):
+                for file in _walk(path, config, found.errors, skip):
                     choose(file)
         elif path.suffix not in SUFFIXES:
             found.skipped.append((path, f"not a kind of file sortlint reads ({', '.join(SUFFIXES)})"))
@@ -82,9 +85,27 @@ def _identity(file: Path) -> object:
     return status.st_dev, status.st_ino
 
 
-def _walk(folder: Path, config: Config, errors: list[UserError]) -> list[Path]:
-    """The selected files below `folder`. Folders nothing can be selected in are not
-    listed; symbolic links to folders are not followed (a link to a file is)."""
+@dataclass(frozen=True)
+class ProjectFiles:
+    """`Reading.project_files`: what a check of the configuration's folder reads, and the
+    checked files; only these without a configuration file."""
+
+    config: Config
+    checked: tuple[Path, ...]
+
+    def __call__(self, skip: Callable[[Path], bool]) -> list[Path]:
+        if self.config.path is None or skip(self.config.root):
+            return list(self.checked)
+        walked = discover([self.config.root], self.config, skip=skip).files
+        return sorted({*walked, *self.checked})
+
+
+def _walk(
+    folder: Path, config: Config, errors: list[UserError], skip: Callable[[Path], bool] | None = None
+) -> list[Path]:
+    """The selected files below `folder`. Folders nothing can be selected in, and those
+    `skip` says yes to, are not listed; symbolic links to folders are not followed (a link
+    to a file is)."""
     files = []
 
     def unreadable_folder(error: OSError) -> None:
@@ -92,7 +113,10 @@ def _walk(folder: Path, config: Config, errors: list[UserError]) -> list[Path]:
 
     for directory, subdirectories, names in os.walk(folder, onerror=unreadable_folder):
         base = Path(directory)
-        subdirectories[:] = sorted(d for d in subdirectories if not config.excludes_folder(base / d))
+        subdirectories[:] = sorted(
+            d for d in subdirectories
+            if not config.excludes_folder(base / d) and (skip is None or not skip(base / d))
+        )
         for name in sorted(names):
             file = base / name
             if file.suffix not in SUFFIXES or not config.selects(file):

@@ -90,8 +90,3 @@ class FileTables:
             statement.register(self.local)
             self.written.add(name.lower())
             self.creators.append(statement)
-
-    def commit(self) -> None:
-        """Make what the file created visible to the files after it."""
-        for statement in self.creators:
-            statement.register(self.repository.created)

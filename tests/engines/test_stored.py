@@ -6,7 +6,8 @@ How the write leaves the table decides what survives: a dbt table, view or ephem
 CREATE TABLE AS and saveAsTable keep every fact; an append - INSERT OVERWRITE too, which
 under dynamic partition overwrite keeps the partitions its rows do not touch - keeps what
 holds of the old rows and the new; a dbt incremental model keeps what every
-run of its query guarantees; a partition overwritten keeps nothing.
+run of its query guarantees; a partition overwritten keeps nothing. A table two files write
+is known by its declarations alone: the order in which they run is not in the repository.
 """
 
 from __future__ import annotations
@@ -174,31 +175,56 @@ READER_FINDING = ("c_read.sql:1:58: SL103 [*unsafe] group key kind is constant: 
 CREATE_EMAILS = "CREATE TABLE emails AS SELECT id, kind, channel FROM raw.tickets WHERE kind = 'email';\n"
 
 
-A_CREATE = "in a_create.sql"
-B_WRITE = "in b_write.sql"
-BOTH = "in a_create.sql; WHERE tickets.kind = 'email' (line 1) in b_write.sql"  # what holds of old and new rows
+A_CREATE = "(line 1) in a_create.sql"
+BOTH = "(line 1) in a_create.sql; WHERE tickets.kind = 'email' (line 2) in a_create.sql"  # of old and new rows
+WRITES = {
+    "appended alike": "INSERT INTO emails SELECT id, kind, channel FROM raw.tickets WHERE kind = 'email';\n",
+    "appended other": "INSERT INTO emails SELECT id, kind, channel FROM raw.tickets WHERE kind = 'chat';\n",
+    "appended any": "INSERT INTO emails SELECT id, kind, channel FROM raw.tickets;\n",
+    "overwritten alike": "INSERT OVERWRITE emails SELECT id, kind, channel FROM raw.tickets WHERE kind = 'email';\n",
+    "overwritten any": "INSERT OVERWRITE emails SELECT id, kind, channel FROM raw.tickets;\n",
+    "partition overwritten": "INSERT OVERWRITE emails PARTITION (channel) SELECT id, 'sms', channel FROM raw.tickets;\n",
+    "column list": "INSERT INTO emails (id, channel, kind) SELECT id, channel, 'email' FROM raw.tickets;\n",
+    "by position, names differ": "INSERT INTO emails SELECT id, channel, kind FROM raw.tickets WHERE kind = 'email';\n",
+}
 
 
-@pytest.mark.parametrize("writer, cited", [
+@pytest.mark.parametrize("write, cited", [
     ("", A_CREATE),
-    ("INSERT INTO emails SELECT id, kind, channel FROM raw.tickets WHERE kind = 'email';\n", BOTH),
-    ("INSERT INTO emails SELECT id, kind, channel FROM raw.tickets WHERE kind = 'chat';\n", None),
-    ("INSERT INTO emails SELECT id, kind, channel FROM raw.tickets;\n", None),
-    ("INSERT OVERWRITE emails SELECT id, kind, channel FROM raw.tickets WHERE kind = 'email';\n", BOTH),
-    ("INSERT OVERWRITE emails SELECT id, kind, channel FROM raw.tickets;\n", None),
-    ("INSERT OVERWRITE emails PARTITION (channel) SELECT id, 'sms', channel FROM raw.tickets;\n", None),
-    ("INSERT INTO emails (id, channel, kind) SELECT id, channel, 'email' FROM raw.tickets;\n",
-     "in a_create.sql; the query that writes emails in b_write.sql"),
-    ("INSERT INTO emails SELECT id, channel, kind FROM raw.tickets WHERE kind = 'email';\n", None),
-], ids=["created", "appended alike", "appended other", "appended any", "overwritten alike",
-        "overwritten any", "partition overwritten", "column list", "by position, names differ"])
-def test_what_a_later_write_leaves_of_a_tables_facts(tmp_path, capsys, writer, cited):
-    files = {"a_create.sql": CREATE_EMAILS, "c_read.sql": READER}
-    if writer:
-        files["b_write.sql"] = writer
-    sql_repository(tmp_path, files)
+    ("appended alike", BOTH),
+    ("appended other", None),
+    ("appended any", None),
+    ("overwritten alike", BOTH),
+    ("overwritten any", None),
+    ("partition overwritten", None),
+    ("column list", "(line 1) in a_create.sql; the query that writes emails in a_create.sql"),
+    ("by position, names differ", None),
+])
+def test_what_a_later_write_leaves_of_a_tables_facts(tmp_path, capsys, write, cited):
+    sql_repository(tmp_path, {"a_create.sql": CREATE_EMAILS + WRITES.get(write, ""), "c_read.sql": READER})
     found = [line for line in check(tmp_path, capsys) if line.startswith("c_read.sql")]
-    assert found == ([] if cited is None else [READER_FINDING.replace(A_CREATE, cited)])
+    assert found == ([] if cited is None else [READER_FINDING.replace("(line 1) in a_create.sql", cited)])
+
+
+@pytest.mark.parametrize("change, kept", [
+    ("UPDATE emails SET kind = 'chat' WHERE id = 1;\n", False),
+    ("MERGE INTO emails t USING raw.tickets s ON t.id = s.id WHEN MATCHED THEN UPDATE SET kind = s.kind;\n", False),
+    ("ALTER TABLE emails RENAME COLUMN channel TO medium;\n", False),
+    ("DELETE FROM emails WHERE id = 1;\n", True),  # the rows left satisfy what all did
+    ("TRUNCATE TABLE emails;\n", True),
+])
+def test_a_change_the_plan_does_not_follow_forgets_what_the_table_was_known_to_satisfy(tmp_path, capsys, change, kept):
+    sql_repository(tmp_path, {"a_create.sql": CREATE_EMAILS + change, "c_read.sql": READER})
+    found = [line for line in check(tmp_path, capsys) if line.startswith("c_read.sql")]
+    assert found == ([READER_FINDING] if kept else [])
+
+
+@pytest.mark.parametrize("write", ["appended alike", "overwritten alike"])
+def test_a_table_two_files_write_is_known_by_its_declarations_alone(tmp_path, capsys, write):
+    """Which file runs last is not in the repository: what either wrote may not hold."""
+    sql_repository(tmp_path, {"a_create.sql": CREATE_EMAILS, "b_write.sql": WRITES[write], "c_read.sql": READER})
+    assert [line for line in check(tmp_path, capsys) if line.startswith("c_read.sql")] == []
+    assert [line for line in check(tmp_path, capsys, "c_read.sql") if line.startswith("c_read.sql")] == []
 
 
 def test_create_table_if_not_exists_may_keep_other_rows(tmp_path, capsys):

@@ -239,6 +239,25 @@ def test_an_edited_view_in_another_file_changes_its_readers_findings(tmp_path, c
     ]
 
 
+def test_a_view_in_another_file_is_seen_by_a_reader_checked_alone_and_forgotten_once_a_second_file_writes_it(
+    tmp_path, capsys
+):
+    write(tmp_path, {
+        "sortlint.yml": CATALOG,
+        "a_read.sql": "SELECT kind, host FROM emails ORDER BY kind, host;\n",  # before the view's file
+        "views/emails.sql": "CREATE VIEW emails AS SELECT id, kind, host FROM raw.events WHERE kind = 'email';\n",
+    })
+    constant_kind = ["a_read.sql:1:40: SL003 [*unsafe] sort key kind is constant: WHERE events.kind = 'email' "
+                     "(views/emails.sql:1) (code outside this statement, which may change) [upstream]"]
+    assert findings(tmp_path, capsys) == constant_kind
+    assert findings(tmp_path, capsys, "a_read.sql") == constant_kind
+    # Which of two writers runs last is not in the repository: the view is not known.
+    write(tmp_path, {"jobs/rebuild.sql": "CREATE OR REPLACE VIEW emails AS SELECT id, kind, host FROM raw.events;\n"})
+    assert findings(tmp_path, capsys, "a_read.sql") == findings(tmp_path, capsys) == []
+    (tmp_path / "jobs" / "rebuild.sql").unlink()
+    assert findings(tmp_path, capsys, "a_read.sql") == constant_kind
+
+
 def test_another_version_of_sortlint_does_not_read_the_records(project, capsys, monkeypatch):
     assert findings(project, capsys) == KIND_EMAIL
     for path in records(project):  # were they read, the findings would be gone

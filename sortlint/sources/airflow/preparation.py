@@ -15,7 +15,7 @@ from pathlib import Path
 from sortlint.config import Config
 from sortlint.errors import UserError
 from sortlint.files import read_source
-from sortlint.sources.frontend import JINJA_MARK, Preparation, Reading
+from sortlint.sources.frontend import JINJA_MARK, Preparation, Reading, in_dbt_project
 from sortlint.store import digest
 from sortlint.units import Unit
 
@@ -80,8 +80,3 @@ def template_file_units(path: Path, raw: str, reading: Reading) -> list[Unit] | 
     from sortlint.sources.airflow.templates import referenced_template_units
 
     return referenced_template_units(path, raw, reading)
-
-
-def in_dbt_project(path: Path) -> bool:
-    """Whether a folder above the file holds a dbt project (its `.sql` files are dbt's)."""
-    return any((folder / "dbt_project.yml").is_file() for folder in path.resolve().parents)

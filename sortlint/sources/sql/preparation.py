@@ -1,0 +1,109 @@
+"""Which file defines a table, for the files that read it: a glance at the text of every file
+of the project, before any is read for itself.
+
+A view or table that a statement of one file creates or writes is known to the statements
+of other files only through the file that is the name's *definer* (`Preparation.definers`):
+the workspace analyses it first, on demand, when another file names the table, so a file
+checked alone sees what a check of the whole project would show it, whatever the order of
+the paths. A name is defined by a file only when no other file of the project writes it:
+the order in which a project's files run is not in the repository (a scheduler decides), so
+a table two files write is known only by its declarations. The glance errs only one way: a
+write it takes for one (a `CREATE` in a comment) makes a name shared, which forgets what
+was known; a write it misses is no definer, and the workspace takes what a table's
+definer says of it only (`sortlint.workspace.check.Workspace.publish`).
+
+Light to import: nothing here parses SQL or Python."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from sortlint.errors import UserError
+from sortlint.files import read_source
+from sortlint.sources.frontend import Preparation, Reading, holds_dbt_project
+
+_NAME = r"((?:[`\"]?\w+[`\"]?\.){0,2}[`\"]?\w+[`\"]?)"
+# A statement that writes a table or defines a view, as any SQL text shows it (a `.sql`
+# file, a Python string), read in lower case: what it names is written. Matched only where
+# one of `_FIRST_WORDS` stands (found by `str.find`, many times quicker than a search).
+_SQL_WRITE = re.compile(
+    r"\b(?:"
+    r"(?:create\s+(?:or\s+replace\s+)?|replace\s+)(?:global\s+)?(?:temp(?:orary)?\s+)?(?:materialized\s+)?"
+    r"(?:view|table)(?:\s+if\s+not\s+exists)?"
+    r"|insert\s+(?:into|overwrite)(?:\s+table)?(?!\s+(?:local\s+)?directory\b)"
+    r"|merge\s+into|update|delete\s+from|truncate\s+table|alter\s+table|drop\s+(?:view|table)(?:\s+if\s+exists)?"
+    r")\s+" + _NAME
+)
+_FIRST_WORDS = ("create", "replace", "insert", "merge", "update", "delete", "truncate", "alter", "drop")
+# A DataFrame call that writes a table or registers a view under a name given as a literal.
+_DATAFRAME_WRITE = re.compile(
+    r"\.(?:saveAsTable|insertInto|writeTo|createTempView|createOrReplaceTempView|createGlobalTempView"
+    r"|createOrReplaceGlobalTempView|forName)\(\s*(?:\w+\s*,\s*)?(?:\w+\s*=\s*)?[rRuU]?(['\"])([\w.`]+)\1"
+)
+
+
+def prepare(files: Sequence[Path], reading: Reading) -> Preparation:
+    """The definers of the names exactly one file of the project writes. The project is
+    every file a check of the configuration's folder reads (and the checked files), but for
+    dbt projects: a model's table is dbt's to define."""
+    writers: dict[str, set[Path]] = {}
+    in_dbt_project = _in_dbt_project()
+    for file in reading.project_files(holds_dbt_project):
+        if in_dbt_project(file):
+            continue
+        try:
+            raw = read_source(file)
+        except UserError:
+            continue  # reported if the file is checked; a file that cannot be read defines nothing
+        for name in written_names(raw, file.suffix == ".py"):
+            writers.setdefault(name, set()).add(file.resolve())
+    definers = {name: next(iter(files)) for name, files in writers.items() if len(files) == 1}
+    return Preparation(reading.config, definers)
+
+
+def written_names(raw: str, python: bool = False) -> list[str]:
+    """The names (lower case, unquoted, as a query names them) the text's statements may
+    write, in the text's order; with `python`, also those its DataFrame calls write or
+    register."""
+    lowered = raw.lower()
+    found = []
+    for word in _FIRST_WORDS:
+        at = lowered.find(word)
+        while at >= 0:
+            match = _SQL_WRITE.match(lowered, at)
+            if match is not None:
+                found.append((at, match.end(), _unquoted(match.group(1))))
+            at = lowered.find(word, at + len(word))
+    names, end = [], 0
+    for start, stop, name in sorted(found):
+        if start >= end:  # not the REPLACE of a CREATE OR REPLACE already read
+            names.append(name)
+            end = stop
+    if python:
+        names += [_unquoted(match.group(2)).lower() for match in _DATAFRAME_WRITE.finditer(raw)]
+    return names
+
+
+def _unquoted(name: str) -> str:
+    return name.replace("`", "").replace('"', "")
+
+
+def _in_dbt_project() -> Callable[[Path], bool]:
+    """Whether a folder above a file holds a dbt project, each folder asked once."""
+    known: dict[Path, bool] = {}
+
+    def within(folder: Path) -> bool:
+        if folder not in known:
+            known[folder] = holds_dbt_project(folder) or (folder.parent != folder and within(folder.parent))
+        return known[folder]
+
+    folders: dict[Path, bool] = {}  # as the files name them
+
+    def holds(file: Path) -> bool:
+        if file.parent not in folders:
+            folders[file.parent] = within(file.parent.resolve())
+        return folders[file.parent]
+
+    return holds

@@ -1,0 +1,89 @@
+"""The glance at a project's files that finds which file defines a table: the names a text
+may write, and a definer only for a name exactly one file writes."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from sortlint.config import Config, load_config
+from sortlint.sources.frontend import Reading
+from sortlint.sources.sql.preparation import prepare, written_names
+from sortlint.workspace.discovery import ProjectFiles
+
+SQL = """\
+CREATE OR REPLACE TEMPORARY VIEW `Sales`.`Paid` AS SELECT * FROM sales.orders;
+create table if not exists staging.daily as select 1 as x;
+REPLACE TABLE snapshots AS SELECT 1 AS x;
+INSERT OVERWRITE TABLE facts SELECT * FROM staging.daily;
+insert into db.events (a, b) values (1, 2);
+INSERT OVERWRITE LOCAL DIRECTORY '/tmp/out' SELECT 1;
+MERGE INTO targets USING updates ON targets.id = updates.id WHEN MATCHED THEN DELETE;
+DELETE FROM stale WHERE at < '2024-01-01';
+DROP TABLE IF EXISTS scratch;
+SELECT * FROM sales.orders;
+"""
+
+
+def test_the_names_sql_text_may_write():
+    assert list(written_names(SQL)) == [
+        "sales.paid", "staging.daily", "snapshots", "facts", "db.events", "targets", "stale", "scratch",
+    ]
+
+
+def test_the_names_a_python_file_writes_in_sql_and_with_dataframe_calls():
+    raw = """\
+spark.sql("INSERT INTO audit.runs SELECT current_timestamp()")
+df.write.mode("overwrite").saveAsTable("marts.Daily")
+df.createOrReplaceTempView('recent')
+df.write.insertInto(tableName="facts")
+spark.table("read.only").write.save("/tmp/out")
+DeltaTable.forName(spark, "delta.events").merge(updates, "id = id")
+"""
+    assert list(written_names(raw, python=True)) == ["audit.runs", "marts.daily", "recent", "facts", "delta.events"]
+    assert list(written_names(raw)) == ["audit.runs"]
+
+
+def project(root: Path, files: dict[str, str], config: str = "target: spark\n"):
+    (root / "sortlint.yml").write_text(config)
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    config_ = load_config(root / "sortlint.yml")
+    return Reading(config_, project_files=ProjectFiles(config_, ()))
+
+
+def definers(root: Path, reading: Reading) -> dict[str, str]:
+    found = prepare([], reading).definers
+    return {name: path.relative_to(root.resolve()).as_posix() for name, path in sorted(found.items())}
+
+
+def test_a_name_one_file_writes_is_defined_by_it_and_one_two_files_write_by_none(tmp_path):
+    reading = project(tmp_path, {
+        "views.sql": "CREATE VIEW v AS SELECT 1 AS a;\nINSERT INTO t SELECT 1 AS a;\n",
+        "jobs/load.py": 'df.write.insertInto("t")\ndf.createOrReplaceTempView("w")\n',
+        "jobs/notes.txt": "CREATE VIEW x AS SELECT 1",  # not a kind of file sortlint reads
+    })
+    assert definers(tmp_path, reading) == {"v": "views.sql", "w": "jobs/load.py"}
+
+
+def test_files_the_check_would_not_read_write_nothing(tmp_path):
+    reading = project(tmp_path, {
+        "views.sql": "CREATE VIEW v AS SELECT 1 AS a;\n",
+        "old/views.sql": "CREATE VIEW v AS SELECT 2 AS a;\n",  # excluded by the configuration
+        "scratch/views.sql": "CREATE VIEW v AS SELECT 3 AS a;\n",  # ignored by git
+        ".hidden/views.sql": "CREATE VIEW v AS SELECT 4 AS a;\n",
+        "shop/dbt_project.yml": "name: shop\n",
+        "shop/models/v.sql": "CREATE VIEW v AS SELECT 5 AS a",  # a dbt project's: dbt's to define
+    }, config="target: spark\nexclude: ['old/**']\n")
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / ".gitignore").write_text("scratch/\n")
+    assert definers(tmp_path, reading) == {"v": "views.sql"}
+
+
+def test_without_a_configuration_file_the_project_is_the_checked_files(tmp_path):
+    (tmp_path / "a.sql").write_text("CREATE VIEW v AS SELECT 1 AS a;\n")
+    (tmp_path / "b.sql").write_text("CREATE VIEW v AS SELECT 2 AS a;\n")
+    config = Config(root=tmp_path, path=None)
+    reading = Reading(config, project_files=ProjectFiles(config, (tmp_path / "a.sql",)))
+    assert definers(tmp_path, reading) == {"v": "a.sql"}
