@@ -1,6 +1,6 @@
 """A file checked alone gives exactly the findings a check of the whole repository gives it
-(its upstream dbt models are analysed on demand), and the number of worker processes never
-changes the output."""
+(the files that define what it reads - its upstream dbt models, another file's view - are
+analysed on demand), and the number of worker processes never changes the output."""
 
 from __future__ import annotations
 
@@ -13,9 +13,11 @@ import pytest
 
 from sortlint.config import DbtOptions, load_config
 from sortlint.workspace.check import check
+from sortlint.workspace.discovery import discover
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 MODELS = sorted((EXAMPLES / "dbt" / "models").rglob("*.sql"))
+EXAMPLE_FILES = discover([EXAMPLES], load_config(EXAMPLES / "sortlint.yml")).files
 
 
 def shown(findings) -> list[tuple]:
@@ -35,12 +37,13 @@ def test_the_example_project_has_models_with_findings(whole):
     assert len(with_findings) >= 4
 
 
-@pytest.mark.parametrize("model", MODELS, ids=lambda path: path.name)
-def test_one_model_checked_alone_gets_the_whole_checks_findings(whole, model: Path):
+@pytest.mark.parametrize("path", EXAMPLE_FILES, ids=lambda path: path.relative_to(EXAMPLES).as_posix())
+def test_one_file_checked_alone_gets_the_whole_checks_findings(whole, path: Path):
+    """Every file of the example repository: dbt models, plain SQL, DAGs, DataFrame jobs."""
     config, result = whole
-    alone = check([model], config, jobs=1)
-    assert shown(alone.findings) == shown(f for f in result.findings if f.path == model)
-    assert [str(e) for e in alone.all_errors] == [str(e) for e in result.all_errors if str(model) in str(e)]
+    alone = check([path], config, jobs=1)
+    assert shown(alone.findings) == shown(f for f in result.findings if f.path == path)
+    assert [str(e) for e in alone.all_errors] == [str(e) for e in result.all_errors if str(path) in str(e)]
 
 
 def test_neither_the_number_of_jobs_nor_the_cache_changes_the_output(tmp_path):
