@@ -115,3 +115,52 @@ def test_every_plain_sql_file_checked_alone_gets_the_whole_checks_findings_whate
     for path in files:
         alone = check([path], config, jobs=1)
         assert shown(alone.findings) == shown(f for f in whole.findings if f.path == path)
+
+
+ORDERS_CATALOG = """\
+sources:
+  sales.orders:
+    columns: {order_id: bigint not null, order_date: date not null, status: string, amount: double}
+    constants: {order_date: '2024-01-01'}
+"""
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_random_repositories_give_each_file_alone_the_whole_checks_findings_whatever_the_path_order(
+    tmp_path: Path, seed: int
+):
+    """Files of random statements that create, replace, append to and read the same few
+    views and tables (one writer, several, none; read before and after their files)."""
+    from random import Random
+
+    from statement_files import random_file
+
+    random = Random(seed)
+    texts = [random_file(random, 5) for _ in range(4)]
+
+    def repository(root: Path, names: list[str]) -> tuple[list[tuple], int]:
+        """The whole check's findings, each file and each file cited by its index (each
+        file checked alone asserted to get its own), and how many errors it found."""
+        root.mkdir()
+        (root / "sortlint.yml").write_text(ORDERS_CATALOG)
+        paths = [root / name for name in names]
+        for path, text in zip(paths, texts):
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
+        config = load_config(root / "sortlint.yml")
+        whole = check([root], config, jobs=1)
+        for path in paths:
+            alone = check([path], config, jobs=1)
+            assert shown(alone.findings) == shown(f for f in whole.findings if f.path == path), path.name
+
+        def by_index(finding) -> tuple:
+            message = finding.message
+            for index, path in enumerate(paths):
+                message = message.replace(str(path), f"<{index}>")
+            return paths.index(finding.path), finding.line, finding.column, finding.code, message.replace(str(root), "")
+
+        return sorted(map(by_index, whole.findings)), len(whole.all_errors)
+
+    forward = repository(tmp_path / "forward", ["a.sql", "b/c.sql", "d.sql", "e/f.sql"])
+    backward = repository(tmp_path / "backward", ["z.sql", "y/x.sql", "c.sql", "b/a.sql"])
+    assert forward == backward
