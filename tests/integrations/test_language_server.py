@@ -280,3 +280,22 @@ async def test_a_dbt_model_follows_its_upstream_model_in_an_unsaved_buffer(clien
     assert await published(client, reader, before) == []  # the upstream model as saved
     assert client.diagnostics[upstream_uri] == ()
     assert sorted(path.name for path in tmp_path.iterdir()) == [".sortlint_cache", "shop", "sortlint.yml"]
+
+
+async def test_a_warning_about_the_configuration_is_logged_as_a_warning_once(client, tmp_path):
+    project = tmp_path / "shop"
+    (project / "models").mkdir(parents=True)
+    (tmp_path / "sortlint.yml").write_text(CATALOG)
+    (project / "dbt_project.yml").write_text("name: shop\n")
+    (project / "models" / "schema.yml").write_text("models:\n  - name: hosts\n    meta: {sortlint: {orderings: [[host]]}}\n")
+    model = project / "models" / "hosts.sql"
+    model.write_text("select host, time from {{ source('raw', 'events') }}\n")
+    uri = open_document(client, model, model.read_text())
+    assert await published(client, uri) == []
+    change_document(client, uri, 2, "select host, time from {{ source('raw', 'events') }} -- edited\n")
+    await published(client, uri, 1)
+
+    assert [(log.type, log.message) for log in client.log_messages if "stores no files" in log.message] == [
+        (types.MessageType.Warning, "shop/models/schema.yml:3: hosts is a view: it stores no files, so its "
+                                    "declared ordering is never a layout (no SL301)"),
+    ]

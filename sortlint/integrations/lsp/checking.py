@@ -47,6 +47,7 @@ class ProjectCheck:
     files: dict[Path, FileAnalysis] = field(default_factory=dict)  # by resolved path: the documents checked
     errors: dict[Path, list[UserError]] = field(default_factory=dict)  # by resolved path: a document's, the configuration's
     messages: list[str] = field(default_factory=list)  # what no file shows: notes, skipped documents, cache problems
+    warnings: list[str] = field(default_factory=list)  # what the configuration should correct
 
     def add_errors(self, errors: Sequence[UserError]) -> None:
         for error in errors:
@@ -82,7 +83,8 @@ def check_documents(
     found.add_errors(result.all_errors)
     found.messages += [f"{path}: skipped: {reason}" for path, reason in result.skipped]
     found.messages += store.problems if store is not None else []
-    found.messages += [text for file in result.files for kind, text in file.remarks if kind == "note"]
+    for kind, text in dict.fromkeys(remark for file in result.files for remark in file.remarks):
+        (found.warnings if kind == "warning" else found.messages).append(text)
     return found
 
 

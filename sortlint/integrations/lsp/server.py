@@ -87,10 +87,11 @@ class SortlintServer(LanguageServer):
             if document.source == texts[path]:
                 self._show(document.uri, texts[path], document.version, found, path)
         self._show_elsewhere(project, found, set(documents))
-        for message in found.messages:
-            if message not in self.said:
-                self.said.add(message)
-                self.window_log_message(types.LogMessageParams(type=types.MessageType.Info, message=message))
+        for kind, messages in ((types.MessageType.Info, found.messages), (types.MessageType.Warning, found.warnings)):
+            for message in messages:
+                if message not in self.said:
+                    self.said.add(message)
+                    self.window_log_message(types.LogMessageParams(type=kind, message=message))
 
     def open_files(self) -> dict[Path, TextDocument]:
         """The open documents that are files (an untitled buffer has no configuration)."""
