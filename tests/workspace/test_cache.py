@@ -289,6 +289,34 @@ def test_another_version_of_sortlint_does_not_read_what_the_cache_kept_of_proper
     ]
 
 
+def test_what_a_long_lived_process_keeps_of_the_files_it_scanned_does_not_grow_with_their_edits(project, capsys):
+    """The language server checks again and again in one process: the memos of what the
+    macro, property and model files say, and what the cache keeps of them, hold the files
+    as they are, not every version they had."""
+    from sortlint.sources.dbt import context as dbt_context
+    from sortlint.sources.dbt import project as dbt_project
+
+    def kept(namespace: str) -> list[int]:
+        return sorted(len(pickle.loads(path.read_bytes())) for path in (project / "cache" / namespace).glob("*.pickle"))
+
+    def sizes() -> list:
+        memos = (dbt_context.macro_scans, dbt_project.property_scans, dbt_project.config_scans)
+        return [*map(len, memos), *map(kept, ("dbt-macros", "dbt-properties", "dbt-configs"))]
+
+    seen = []
+    for edit in range(4):
+        write(project, {
+            "macros/kinds.sql": MACROS + f"{{% macro unused_{edit}() %}}1{{% endmacro %}}\n",
+            "models/schema.yml": SCHEMA + f"# edit {edit}\n",
+            "models/marts/daily.sql": DAILY + f"-- edit {edit}\n",
+        })
+        assert run(project, capsys)[0] == KIND_EMAIL
+        seen.append(sizes())
+    assert seen[0][0] > 1 and seen[0][3] == [seen[0][0]]  # dbt's own macro files and the project's
+    assert seen[0][2] == 2 and seen[0][5] == [2]  # the two models
+    assert seen == [seen[0]] * 4
+
+
 @pytest.mark.parametrize("damage", [b"", b"garbage", None])
 def test_a_damaged_cache_is_ignored_with_one_note(project, capsys, damage):
     assert findings(project, capsys) == KIND_EMAIL

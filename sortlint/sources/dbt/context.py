@@ -130,8 +130,10 @@ def _read(path: Path) -> str:
 
 
 # `_macro_names` by the text's digest: each macro file is parsed once per content (the
-# persistent cache keeps them across runs, see `sources.dbt.preparation`).
+# persistent cache keeps them across runs, see `sources.dbt.preparation`). `macro_scans_used`
+# are the entries this run read.
 macro_scans: dict[str, tuple[str, ...]] = {}
+macro_scans_used: set[str] = set()
 
 
 def _macro_names(path: Path) -> tuple[str, ...]:
@@ -144,6 +146,7 @@ def _macro_names(path: Path) -> tuple[str, ...]:
     key = digest(text)
     if key not in macro_scans:
         macro_scans[key] = _scan_macro_names(text)
+    macro_scans_used.add(key)
     return macro_scans[key]
 
 

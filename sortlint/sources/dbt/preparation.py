@@ -82,6 +82,7 @@ def prepare(files: Sequence[Path], reading: Reading) -> Preparation:
     upstream: dict[Path, tuple[Path, ...]] = {}
     # dbt's global project is the same for every project: one entry for all
     macros = _KeptScans(MACROS, MACROS, dbt_context.macro_scans, reading.store)
+    dbt_context.macro_scans_used.clear()
     for root in roots:
         context = project_context(root, config, reading.store)
         # adding a model or editing one property file composes that file again, not all
@@ -96,7 +97,7 @@ def prepare(files: Sequence[Path], reading: Reading) -> Preparation:
         contexts[root] = reading.memo[project_context_key(root)] = context
         upstream.update(referenced_models(scan.project))
         dbt_context.library(scan.project)  # every macro file's names, kept for the next run
-    macros.save(dbt_context.macro_scans.keys())
+    macros.save(dbt_context.macro_scans_used)
     config = config.with_sources(declared) if declared else config
     config = config.with_column_types(learned) if learned else config
     return Preparation(config, definers, contexts, upstream)
@@ -243,7 +244,9 @@ class _KeptScans:
     `dbt.property_scans`, `dbt_context.macro_scans`), read from the store under one key and
     kept anew when a run used another set of entries (a run that used none - the project's
     scan came from the cache - keeps what there was). The key is this version of sortlint's
-    and of what it reads with: another may read the same text otherwise."""
+    and of what it reads with: another may read the same text otherwise. The memo, too,
+    keeps only the entries the run used: a long-lived process (the language server) does
+    not grow with every edit of a file."""
 
     def __init__(self, namespace: str, key: str, memo: dict, store: Store | None) -> None:
         self.namespace, self.memo, self.store = namespace, memo, store
@@ -255,3 +258,5 @@ class _KeptScans:
     def save(self, used: Collection[str]) -> None:
         if self.store is not None and used and set(used) != self.loaded:
             self.store.put(self.namespace, self.key, {key: self.memo[key] for key in used})
+        for unused in self.memo.keys() - set(used):
+            del self.memo[unused]
