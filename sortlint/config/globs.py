@@ -10,10 +10,12 @@ from functools import lru_cache
 from pathlib import Path
 
 
-def selected(file: Path, root: Path, include: Iterable[str], exclude: Iterable[str]) -> bool:
+def selected(
+    file: Path, root: Path, include: Iterable[str], exclude: Iterable[str], resolved: Path | None = None
+) -> bool:
     """Whether the globs select `file`: matched by an include, by no exclude, and not inside
-    a hidden directory."""
-    relative = _relative(file, root)
+    a hidden directory. `resolved` is the file's resolved path, when known."""
+    relative = _relative(file, root, resolved)
     hidden = any(part.startswith(".") for part in relative.split("/")[:-1])
     return not hidden and _matches(relative, include) and not _matches(relative, exclude)
 
@@ -34,10 +36,10 @@ def excludes_folder(folder: Path, root: Path, exclude: Iterable[str]) -> bool:
     return any(p.endswith("**") and _glob(p).fullmatch(relative + "/") for p in exclude)
 
 
-def _relative(file: Path, root: Path) -> str:
+def _relative(file: Path, root: Path, resolved: Path | None = None) -> str:
     """The path relative to `root` when it lies below it, else absolute (so a sibling
     folder's `..` never reads as a hidden folder)."""
-    absolute = _absolute(file)
+    absolute = _absolute(file) if resolved is None else resolved
     try:
         return absolute.relative_to(_absolute_root(root)).as_posix()
     except ValueError:

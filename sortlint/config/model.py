@@ -298,9 +298,10 @@ class Config:
             merged.append(source)
         return replace(self, sources=tuple(merged))
 
-    def selects(self, file: Path) -> bool:
-        """Whether the include/exclude globs (relative to `root`) select the file."""
-        return selected(file, self.root, self.include, self.exclude)
+    def selects(self, file: Path, resolved: Path | None = None) -> bool:
+        """Whether the include/exclude globs (relative to `root`) select the file (whose
+        resolved path is `resolved`, when known)."""
+        return selected(file, self.root, self.include, self.exclude, resolved)
 
     def excludes(self, file: Path) -> bool:
         """Whether an exclude glob matches the file (one named on the command line)."""

@@ -21,7 +21,7 @@ JINJA_MARK = re.compile(r"\{[{%#]")
 DBT_PROJECT_FILE = "dbt_project.yml"
 
 # (folders to leave out) -> the files of the project a check reads (see `Reading`).
-ProjectFiles = Callable[[Callable[[Path], bool]], "Sequence[Path]"]
+ProjectFiles = Callable[[Callable[[Path], bool]], Sequence[Path]]
 
 if TYPE_CHECKING:
     from sortlint.ordering import SortOptions
@@ -34,9 +34,9 @@ class Reading:
     learn once per run and reuse across files (which template files the project's DAGs
     reference), and the persistent cache, when the run has one. A new check reads afresh.
 
-    `project_files(skip)` lists the files of the project: those a check of the
+    `project_files(skip)` lists the files of the project, resolved: those a check of the
     configuration's folder would read (its include and exclude globs, `.gitignore`), the
-    folders `skip` says no to left out, and the checked files; the checked files alone when
+    folders `skip` says yes to left out, and the checked files; the checked files alone when
     there is no configuration file (the working directory is no project)."""
 
     config: Config

@@ -34,6 +34,7 @@ class Discovery:
     files: list[Path] = field(default_factory=list)
     errors: list[UserError] = field(default_factory=list)
     skipped: list[tuple[Path, str]] = field(default_factory=list)  # named paths, and why
+    resolved: dict[Path, Path] = field(default_factory=dict, repr=False)  # of the files found in folders
 
 
 def discover(
@@ -56,8 +57,9 @@ def discover(
             if force_exclude and config.excludes_folder(path):
                 found.skipped.append((path, "excluded by the configuration"))
             else:
-                for file in _walk(path, config, found.errors, skip):
+                for file, resolved in _walk(path, config, found.errors, skip):
                     choose(file)
+                    found.resolved[file] = resolved
         elif path.suffix not in SUFFIXES:
             found.skipped.append((path, f"not a kind of file sortlint reads ({', '.join(SUFFIXES)})"))
         elif force_exclude and config.excludes(path):
@@ -65,7 +67,7 @@ def discover(
         elif choose(path):
             named.add(path)
     files = set(chosen.values())
-    ignored = set(_git_ignored(sorted(files)))
+    ignored = set(_git_ignored(sorted(files), found.resolved))
     for path in sorted(named & ignored):
         if force_exclude:
             found.skipped.append((path, "ignored by git (--no-force-exclude checks it)"))
@@ -94,18 +96,20 @@ class ProjectFiles:
     checked: tuple[Path, ...]
 
     def __call__(self, skip: Callable[[Path], bool]) -> list[Path]:
+        """The files, resolved (each once, whatever names reach it)."""
+        checked = {file.resolve() for file in self.checked}
         if self.config.path is None or skip(self.config.root):
-            return list(self.checked)
-        walked = discover([self.config.root], self.config, skip=skip).files
-        return sorted({*walked, *self.checked})
+            return sorted(checked)
+        walked = discover([self.config.root], self.config, skip=skip)
+        return sorted({*(walked.resolved.get(file) or file.resolve() for file in walked.files), *checked})
 
 
 def _walk(
     folder: Path, config: Config, errors: list[UserError], skip: Callable[[Path], bool] | None = None
-) -> list[Path]:
-    """The selected files below `folder`. Folders nothing can be selected in, and those
-    `skip` says yes to, are not listed; symbolic links to folders are not followed (a link
-    to a file is)."""
+) -> list[tuple[Path, Path]]:
+    """The selected files below `folder`, each with its resolved path. Folders nothing can
+    be selected in, and those `skip` says yes to, are not listed; symbolic links to folders
+    are not followed (a link to a file is)."""
     files = []
 
     def unreadable_folder(error: OSError) -> None:
@@ -113,17 +117,21 @@ def _walk(
 
     for directory, subdirectories, names in os.walk(folder, onerror=unreadable_folder):
         base = Path(directory)
+        real = Path(os.path.realpath(directory))  # a file's own, unless it is a link: resolved once
         subdirectories[:] = sorted(
             d for d in subdirectories
             if not config.excludes_folder(base / d) and (skip is None or not skip(base / d))
         )
         for name in sorted(names):
             file = base / name
-            if file.suffix not in SUFFIXES or not config.selects(file):
+            if file.suffix not in SUFFIXES:
+                continue
+            resolved = file.resolve() if os.path.islink(file) else real / name
+            if not config.selects(file, resolved):
                 continue
             problem = _unreadable(file)
             if problem is None:
-                files.append(file)
+                files.append((file, resolved))
             else:
                 errors.append(UserError(problem, file))
     return files
@@ -150,11 +158,13 @@ def _unreadable(path: Path) -> str | None:
     return "not a regular file or a folder"
 
 
-def _git_ignored(files: list[Path]) -> list[Path]:
+def _git_ignored(files: list[Path], known: dict[Path, Path]) -> list[Path]:
+    """The files git ignores; `known` has the resolved paths of some."""
     try:
+        resolved = [known.get(f) or f.resolve() for f in files]
         result = subprocess.run(
             ["git", "check-ignore", "--stdin", "-z"],
-            input="\0".join(str(f.resolve()) for f in files),
+            input="\0".join(map(str, resolved)),
             capture_output=True,
             text=True,
             cwd=files[0].parent,
@@ -165,5 +175,5 @@ def _git_ignored(files: list[Path]) -> list[Path]:
     if result.returncode not in (0, 1):  # 128: not inside a git work tree
         return []
     ignored = {Path(p) for p in result.stdout.split("\0") if p}
-    return [f for f in files if f.resolve() in ignored]
+    return [f for f, real in zip(files, resolved) if real in ignored]
 

@@ -58,7 +58,7 @@ def prepare(files: Sequence[Path], reading: Reading) -> Preparation:
         except UserError:
             continue  # reported if the file is checked; a file that cannot be read defines nothing
         for name in written_names(raw, file.suffix == ".py"):
-            writers.setdefault(name, set()).add(file.resolve())
+            writers.setdefault(name, set()).add(file)
     definers = {name: next(iter(files)) for name, files in writers.items() if len(files) == 1}
     return Preparation(reading.config, definers)
 
@@ -91,7 +91,7 @@ def _unquoted(name: str) -> str:
 
 
 def _in_dbt_project() -> Callable[[Path], bool]:
-    """Whether a folder above a file holds a dbt project, each folder asked once."""
+    """Whether a folder above a (resolved) file holds a dbt project, each folder asked once."""
     known: dict[Path, bool] = {}
 
     def within(folder: Path) -> bool:
@@ -99,11 +99,4 @@ def _in_dbt_project() -> Callable[[Path], bool]:
             known[folder] = holds_dbt_project(folder) or (folder.parent != folder and within(folder.parent))
         return known[folder]
 
-    folders: dict[Path, bool] = {}  # as the files name them
-
-    def holds(file: Path) -> bool:
-        if file.parent not in folders:
-            folders[file.parent] = within(file.parent.resolve())
-        return folders[file.parent]
-
-    return holds
+    return lambda file: within(file.parent)
