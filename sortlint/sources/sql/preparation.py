@@ -59,7 +59,7 @@ def prepare(files: Sequence[Path], reading: Reading) -> Preparation:
             continue  # reported if the file is checked; a file that cannot be read defines nothing
         for name in written_names(raw, file.suffix == ".py"):
             writers.setdefault(name, set()).add(file)
-    definers = {name: next(iter(files)) for name, files in writers.items() if len(files) == 1}
+    definers = {name: next(iter(writing)) for name, writing in writers.items() if len(writing) == 1}
     return Preparation(reading.config, definers)
 
 

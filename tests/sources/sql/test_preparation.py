@@ -22,6 +22,7 @@ MERGE INTO targets USING updates ON targets.id = updates.id WHEN MATCHED THEN DE
 DELETE FROM stale WHERE at < '2024-01-01';
 DROP TABLE IF EXISTS scratch;
 SELECT * FROM sales.orders;
+SELECT * FROM last_update u JOIN recreate_table_log l ON u.id = l.id;
 """
 
 
