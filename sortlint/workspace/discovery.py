@@ -126,12 +126,12 @@ def _walk(
             file = base / name
             if file.suffix not in SUFFIXES:
                 continue
-            resolved = file.resolve() if os.path.islink(file) else real / name
-            if not config.selects(file, resolved):
+            link = os.path.islink(file)
+            if not config.selects(file, None if link else real / name):
                 continue
-            problem = _unreadable(file)
+            problem = _unreadable(file)  # a loop of links among them
             if problem is None:
-                files.append((file, resolved))
+                files.append((file, file.resolve() if link else real / name))
             else:
                 errors.append(UserError(problem, file))
     return files
