@@ -43,24 +43,34 @@ _DATAFRAME_WRITE = re.compile(
     r"|createOrReplaceGlobalTempView|forName)\(\s*(?:\w+\s*,\s*)?(?:\w+\s*=\s*)?[rRuU]?(['\"])([\w.`]+)\1"
 )
 
+# What a query or a DataFrame job reads a table by, in lower-cased text.
+_READ = re.compile(r"\b(?:from|join)\s+" + _NAME + r"|\.table\(\s*(['\"])([\w.`]+)\2")
+
 
 def prepare(files: Sequence[Path], reading: Reading) -> Preparation:
-    """The definers of the names exactly one file of the project writes. The project is
-    every file a check of the configuration's folder reads (and the checked files), but for
-    dbt projects: a model's table is dbt's to define."""
+    """The definers of the names exactly one file of the project writes, and for each file
+    the definers of the names it seems to read (`Preparation.upstream`: the order workers
+    take files in). The project is every file a check of the configuration's folder reads
+    (and the checked files), but for dbt projects: a model's table is dbt's to define."""
     writers: dict[str, set[Path]] = {}
+    texts: dict[Path, str] = {}
     in_dbt_project = _in_dbt_project()
     for file in reading.project_files(holds_dbt_project):
         if in_dbt_project(file):
             continue
         try:
-            raw = read_source(file)
+            texts[file] = read_source(file)
         except UserError:
             continue  # reported if the file is checked; a file that cannot be read defines nothing
-        for name in written_names(raw, file.suffix == ".py"):
+        for name in written_names(texts[file], file.suffix == ".py"):
             writers.setdefault(name, set()).add(file)
     definers = {name: next(iter(writing)) for name, writing in writers.items() if len(writing) == 1}
-    return Preparation(reading.config, definers)
+    upstream = {}
+    for file, raw in texts.items() if definers else ():
+        read = {definers[name] for name in read_names(raw) if name in definers} - {file}
+        if read:
+            upstream[file] = tuple(sorted(read))
+    return Preparation(reading.config, definers, upstream=upstream)
 
 
 def written_names(raw: str, python: bool = False) -> list[str]:
@@ -84,6 +94,13 @@ def written_names(raw: str, python: bool = False) -> list[str]:
     if python:
         names += [_unquoted(match.group(2)).lower() for match in _DATAFRAME_WRITE.finditer(raw)]
     return names
+
+
+def read_names(raw: str) -> set[str]:
+    """The names (lower case, unquoted) the text seems to read a table by: what follows a
+    FROM or a JOIN, and a DataFrame's `table("...")`. A guess, for the order of work only."""
+    lowered = raw.lower()
+    return {_unquoted(match.group(1) or match.group(3)) for match in _READ.finditer(lowered)}
 
 
 def _unquoted(name: str) -> str:

@@ -88,3 +88,18 @@ def test_without_a_configuration_file_the_project_is_the_checked_files(tmp_path)
     config = Config(root=tmp_path, path=None)
     reading = Reading(config, project_files=ProjectFiles(config, (tmp_path / "a.sql",)))
     assert definers(tmp_path, reading) == {"v": "a.sql"}
+
+
+def test_a_file_reading_a_defined_name_has_its_definer_upstream_for_the_order_of_work(tmp_path):
+    reading = project(tmp_path, {
+        "views.sql": "CREATE VIEW v AS SELECT a FROM raw.t;\nSELECT a FROM v;\n",  # its own: not upstream
+        "report.sql": "SELECT a FROM raw.t JOIN v USING (a);\n",
+        "jobs/read.py": 'spark.table("v").count()\nspark.table("w").count()\n',
+        "jobs/load.py": 'df.createOrReplaceTempView("w")\n',
+    })
+    upstream = prepare([], reading).upstream
+    assert {path.relative_to(tmp_path.resolve()).as_posix(): [u.relative_to(tmp_path.resolve()).as_posix() for u in up]
+            for path, up in upstream.items()} == {
+        "report.sql": ["views.sql"],
+        "jobs/read.py": ["jobs/load.py", "views.sql"],
+    }
