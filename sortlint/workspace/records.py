@@ -20,12 +20,13 @@ from typing import TYPE_CHECKING
 
 from sortlint.files import unchanged_inputs
 from sortlint.linter.results import FileAnalysis
-from sortlint.plan.tables import TableLookup, Tables, ViewDefinition
+from sortlint.plan.tables import Tables, ViewDefinition
 from sortlint.store import digest
 
 if TYPE_CHECKING:
     from sortlint.ordering import Properties
     from sortlint.plan.statement import Statement
+    from sortlint.workspace.tables import RepositoryTables
 
 RECORDS = "files"  # the store's namespace for records
 
@@ -61,7 +62,7 @@ class FileRecord:
     reads: tuple[tuple[str, str], ...] = ()  # table name, the digest of its answer
     inputs: tuple[tuple[str, str | None], ...] = ()  # other files read, their digests
 
-    def holds(self, tables: TableLookup) -> bool:
+    def holds(self, tables: RepositoryTables) -> bool:
         """Whether the analysis is what analysing the file again would give: every file it
         read unchanged, every table it named answered as it was."""
         return unchanged_inputs(dict(self.inputs)) and all(
@@ -69,11 +70,11 @@ class FileRecord:
         )
 
 
-def answer(tables: TableLookup, name: str) -> str:
+def answer(tables: RepositoryTables, name: str) -> str:
     """A digest of what `tables` says of `name`: its columns, the view it is - the view's
     name, columns, file and statement text (so also where a finding citing it points) -
     and what its rows are known to satisfy, with the evidence findings would cite."""
-    view = tables.view(name)
+    view = tables.defined_view(name)
     seen = None if view is None else (
         view.name, view.columns, str(view.unit.path), view.unit.start, view.unit.text, view.unit.raw
     )

@@ -4,7 +4,7 @@ the statements of files read so far created."""
 from __future__ import annotations
 
 from collections.abc import Callable
-
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from sortlint.config import Config
@@ -27,6 +27,7 @@ class RepositoryTables:
         self.created = Tables()
         self.define = define
         self.asked: set[str] = set()
+        self.spanned: dict[str, ViewDefinition] = {}  # the views handed out, with their spans
 
     def columns(self, table: str) -> tuple[str, ...] | None:
         self._defined(table)
@@ -37,6 +38,21 @@ class RepositoryTables:
         return tuple(c.name for c in source.columns) or None if source else None
 
     def view(self, table: str) -> ViewDefinition | None:
+        """The view as a statement inlines it, with its span lookups: made once per view
+        here, not by every statement that inlines it (a view published by another file's
+        record comes without them)."""
+        view = self.defined_view(table)
+        if view is None or view.spans is not None:
+            return view
+        spanned = self.spanned.get(view.name)
+        if spanned is None or spanned.query is not view.query or spanned.unit is not view.unit:
+            from sortlint.plan.parse import view_spans  # sqlglot: not for a check the cache answers
+
+            spanned = self.spanned[view.name] = replace(view, spans=view_spans(view, self.config.dialect))
+        return spanned
+
+    def defined_view(self, table: str) -> ViewDefinition | None:
+        """The view as it was defined (what a record's answer digests: no parsing)."""
         self._defined(table)
         return self.created.view(table)
 
