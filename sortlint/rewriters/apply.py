@@ -158,9 +158,10 @@ def proof_failure(
     allowed = Counter(signatures(before, before.findings))
     allowed.subtract(fixed_signatures)
     counts = Counter(signatures(after, after.findings))
-    after_starts = _starts(after)
+    after_starts: set[tuple[str, int]] | None = None  # made only when a count asks for it
     for finding, key in zip(fixed, fixed_signatures):
         if counts[key] > allowed[key]:
+            after_starts = _starts(after) if after_starts is None else after_starts
             start = _moved(_offset(before.raw, finding), edits)
             if (finding.code, start) in after_starts:
                 return f"the fix would leave {finding.code} in statement {key[0] + 1}"
