@@ -64,9 +64,15 @@ class Reading:
             said.append(remark)
 
 
-def in_dbt_project(path: Path) -> bool:
-    """Whether a folder above the file holds a dbt project (its `.sql` files are dbt's)."""
-    return any(holds_dbt_project(folder) for folder in path.resolve().parents)
+def dbt_project_root(reading: Reading, folder: Path) -> Path | None:
+    """The nearest folder at or above a (resolved) folder that holds a dbt project, or None;
+    each folder asked once per check. A dbt project's `.sql` files are dbt's."""
+    known: dict[Path, Path | None] = reading.remembered(("dbt project roots",), dict)
+    if folder not in known:
+        above = folder.parent
+        known[folder] = folder if holds_dbt_project(folder) else (
+            None if above == folder else dbt_project_root(reading, above))
+    return known[folder]
 
 
 def holds_dbt_project(folder: Path) -> bool:

@@ -15,7 +15,7 @@ from pathlib import Path
 from sortlint.config import Config
 from sortlint.errors import UserError
 from sortlint.files import read_source
-from sortlint.sources.frontend import JINJA_MARK, Preparation, Reading, in_dbt_project
+from sortlint.sources.frontend import JINJA_MARK, Preparation, Reading, dbt_project_root
 from sortlint.store import digest
 from sortlint.units import Unit
 
@@ -73,7 +73,7 @@ def template_file_units(path: Path, raw: str, reading: Reading) -> list[Unit] | 
     file go come first, here: a plain SQL file never loads the reader of DAGs."""
     if path.suffix not in TEMPLATE_SUFFIXES or not JINJA_MARK.search(raw):
         return None
-    if in_dbt_project(path):
+    if dbt_project_root(reading, path.resolve().parent) is not None:
         return None  # a dbt model or macro, not an Airflow template
     if reading.config.path is None:
         return None  # no project: the root would be the working directory, too wide to search

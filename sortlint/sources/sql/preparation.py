@@ -17,12 +17,12 @@ Light to import: nothing here parses SQL or Python."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from sortlint.errors import UserError
 from sortlint.files import read_source
-from sortlint.sources.frontend import Preparation, Reading, holds_dbt_project
+from sortlint.sources.frontend import Preparation, Reading, dbt_project_root, holds_dbt_project
 
 _NAME = r"((?:[`\"]?\w+[`\"]?\.){0,2}[`\"]?\w+[`\"]?)"
 # A statement that writes a table or defines a view, as any SQL text shows it (a `.sql`
@@ -54,9 +54,8 @@ def prepare(files: Sequence[Path], reading: Reading) -> Preparation:
     (and the checked files), but for dbt projects: a model's table is dbt's to define."""
     writers: dict[str, set[Path]] = {}
     texts: dict[Path, str] = {}
-    in_dbt_project = _in_dbt_project()
     for file in reading.project_files(holds_dbt_project):
-        if in_dbt_project(file):
+        if dbt_project_root(reading, file.parent) is not None:
             continue
         try:
             texts[file] = read_source(file)
@@ -106,14 +105,3 @@ def read_names(raw: str) -> set[str]:
 def _unquoted(name: str) -> str:
     return name.replace("`", "").replace('"', "")
 
-
-def _in_dbt_project() -> Callable[[Path], bool]:
-    """Whether a folder above a (resolved) file holds a dbt project, each folder asked once."""
-    known: dict[Path, bool] = {}
-
-    def within(folder: Path) -> bool:
-        if folder not in known:
-            known[folder] = holds_dbt_project(folder) or (folder.parent != folder and within(folder.parent))
-        return known[folder]
-
-    return lambda file: within(file.parent)
