@@ -11,8 +11,8 @@ included, as a pre-commit hook or CI step pays; peak memory is the process's max
 resident set size, its reaped children included (sortlint's forked workers; not the Spark
 JVM dbt starts, which dbt does not wait for).
 
-sortlint scenarios, each with `--dbt-renderer builtin` (and the whole project also with
-the default renderer, dbt itself):
+sortlint scenarios, each with `--dbt-renderer builtin` (and the whole project, and one
+model after an edit, also with the default renderer, dbt itself):
 
 * whole project, cold (the cache directory emptied first) and warm (nothing changed since
   the previous run), with the default `--jobs` and with `--jobs 1`;
@@ -183,6 +183,12 @@ def sortlint_round(bench: Bench, whole_only: bool, dbt_renderer: bool) -> None:
     if dbt_renderer:
         bench.run("whole project, cold (dbt renders)", bench.sortlint(everything, renderer="auto"), bench.cold)
         bench.run("whole project, warm (dbt renders)", bench.sortlint(everything, renderer="auto"))
+    if dbt_renderer and not whole_only:
+        # dbt renders a project with one `dbt compile` of every model, so an edit of any
+        # model costs the check of one file a compile of the whole project.
+        bench.run("one model changed, warm (dbt renders)", bench.sortlint(str(bench.mid), renderer="auto"),
+                  bench.edit_mid)
+        bench.restore([])
 
 
 def tools_round(bench: Bench, scratch: Path) -> None:
@@ -222,7 +228,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--project", type=Path, help="an existing dbt project (copied) instead of a generated one")
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--skip-dbt-renderer", action="store_true", help="no whole-project runs rendered by dbt")
+    parser.add_argument("--skip-dbt-renderer", action="store_true", help="no runs rendered by dbt")
     parser.add_argument("--skip-tools", action="store_true", help="no dbt parse/compile, sqlglot, sqlfluff")
     parser.add_argument("--sqlfluff-files", type=int, default=0, help="lint only this many models (0: all)")
     parser.add_argument("--whole-only", action="store_true", help="only the whole-project sortlint runs")

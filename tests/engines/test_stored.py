@@ -276,6 +276,128 @@ def test_a_table_a_job_saved_is_read_with_its_facts(tmp_path, capsys, mode, kept
     assert found == ([expected] if kept else [])
 
 
+DELTA_JOB = JOB.format(mode="").replace("from pyspark.sql", "from delta.tables import DeltaTable\nfrom pyspark.sql")
+SAVED = ("c_read.sql:1:58: SL103 [*unsafe] group key kind is constant: WHERE tickets.kind = 'email' "
+         "(line 5) in a_create.py" + UPSTREAM)
+
+
+@pytest.mark.parametrize("after, kept", [
+    ('DeltaTable.forName(spark, "emails").update("id = 1", {"kind": "\'chat\'"})', False),
+    ('DeltaTable.forName(spark, tableOrViewName="emails").updateExpr("id = 1", {"kind": "\'chat\'"})', False),
+    ('(DeltaTable.forName(spark, "emails").alias("t").merge(spark.table("raw.tickets").alias("s"), "t.id = s.id")\n'
+     ' .whenMatchedUpdateAll().whenNotMatchedInsertAll().execute())', False),
+    ('DeltaTable.forName(spark, "emails").restoreToVersion(3)', False),
+    ('DeltaTable.createOrReplace(spark).tableName("emails").addColumn("id", "BIGINT").execute()', False),
+    ('fix_up(DeltaTable.forName(spark, "emails"))', False),  # code the reader cannot follow
+    ('table = DeltaTable.forName(spark, "emails")\ntable.update("id = 1", {"kind": "\'chat\'"})', False),
+    ('DeltaTable.forName(spark, "emails").delete("id = 1")', True),  # the rows left satisfy what all did
+    ('DeltaTable.forName(spark, "emails").optimize().executeZOrderBy("channel")', True),  # the same rows
+    ('DeltaTable.forName(spark, "emails").vacuum()', True),
+    ('DeltaTable.forName(spark, "emails").toDF().show()', True),
+    ('DeltaTable.forName(spark, "other").update("id = 1", {"kind": "\'chat\'"})', True),
+])
+def test_a_delta_tables_update_or_merge_forgets_what_its_rows_were_known_to_satisfy(tmp_path, capsys, after, kept):
+    sql_repository(tmp_path, {"a_create.py": DELTA_JOB + after + "\n", "c_read.sql": READER})
+    found = [line for line in check(tmp_path, capsys) if line.startswith("c_read.sql")]
+    assert found == ([SAVED] if kept else [])
+
+
+RELOADED = """\
+from pyspark.sql import SparkSession
+
+spark = SparkSession.builder.getOrCreate()
+
+
+def reload():
+    spark.table("raw.tickets").select("id", "kind", "channel").write.mode("overwrite").saveAsTable("emails")
+
+
+spark.table("raw.tickets").where("kind = 'email'").select("id", "kind", "channel").write.mode("overwrite").saveAsTable("emails")
+{between}spark.table("emails").groupBy("kind", "channel").count().collect()
+"""
+
+
+@pytest.mark.parametrize("between, found", [
+    ("", ["a_job.py:11:31: SL103 group key \"kind\" is constant: WHERE tickets.kind = 'email' (line 10) in a_job.py"
+          + UPSTREAM]),
+    ("reload()\n", []),  # the body's write happens here, not where the body stands
+])
+def test_a_function_that_writes_a_table_changes_it_where_it_is_called(tmp_path, capsys, between, found):
+    sql_repository(tmp_path, {"a_job.py": RELOADED.format(between=between)})
+    assert check(tmp_path, capsys) == [line.replace(":11:", f":{11 + between.count(chr(10))}:") for line in found]
+
+
+HEADER = "from pyspark.sql import SparkSession\n\nspark = SparkSession.builder.getOrCreate()\n"
+CREATE = "spark.sql(\"CREATE OR REPLACE TABLE emails AS SELECT id, kind, channel FROM raw.tickets WHERE kind = 'email'\")\n"
+READ_EMAILS = 'spark.table("emails").groupBy("kind", "channel").count().collect()\n'
+RUN_ORDER = {
+    # The one write CREATE, last: its facts hold.
+    "created": CREATE,
+    # A string named before it runs runs where it is called: after the DataFrame's write.
+    "named, run last": (
+        "EMAILS = \"CREATE OR REPLACE TABLE emails AS SELECT id, kind, channel FROM raw.tickets WHERE kind = 'email'\"\n"
+        'spark.table("raw.tickets").select("id", "kind", "channel").write.mode("overwrite").saveAsTable("emails")\n'
+        "spark.sql(EMAILS)\n"),
+    # A DataFrame made before the CREATE and written after it: the write runs last.
+    "DataFrame written last": (
+        'everything = spark.table("raw.tickets").select("id", "kind", "channel")\n' + CREATE
+        + 'everything.write.mode("overwrite").saveAsTable("emails")\n'),
+    # spark.sql in a function's body runs where the function is called.
+    "function called last": (
+        '\n\ndef reload():\n    spark.sql("INSERT OVERWRITE emails SELECT id, kind, channel FROM raw.tickets")\n\n\n'
+        + CREATE + "reload()\n"),
+    # A statement built at run time writes what its pieces name.
+    "built at run time": (
+        CREATE + 'spark.sql("INSERT OVERWRITE emails SELECT id, kind, channel FROM raw.tickets WHERE id > " + str(10))\n'),
+    # One string run from two places runs at each.
+    "run twice": (
+        'RELOAD = "INSERT OVERWRITE emails SELECT id, kind, channel FROM raw.tickets"\n'
+        "spark.sql(RELOAD)\n" + CREATE + "spark.sql(RELOAD)\n"),
+}
+
+
+@pytest.mark.parametrize("job, cited", [
+    ("created", 4), ("named, run last", 4), ("DataFrame written last", None), ("function called last", None),
+    ("built at run time", None), ("run twice", None),
+])
+def test_a_jobs_statements_see_the_tables_in_the_order_they_run(tmp_path, capsys, job, cited):
+    text = HEADER + RUN_ORDER[job] + READ_EMAILS
+    sql_repository(tmp_path, {"a_job.py": text})
+    line = text.count("\n")
+    assert check(tmp_path, capsys) == ([] if cited is None else [
+        f"a_job.py:{line}:31: SL103 group key \"kind\" is constant: WHERE tickets.kind = 'email' (line {cited}) "
+        "in a_job.py" + UPSTREAM])
+
+
+DAG = """\
+from airflow import DAG
+from airflow.providers.apache.spark.operators.spark_sql import SparkSqlOperator
+
+with DAG("emails") as dag:
+    create = SparkSqlOperator(task_id="create", sql="CREATE OR REPLACE TABLE emails AS SELECT id, kind, channel FROM raw.tickets WHERE kind = 'email'")
+    read = SparkSqlOperator(task_id="read", sql="SELECT kind, channel, count(*) AS n FROM emails GROUP BY kind, channel")
+{reload}    create >> {downstream}read
+"""
+RELOAD_TASK = '    reload = SparkSqlOperator(task_id="reload", sql="INSERT OVERWRITE emails SELECT id, kind, channel FROM raw.tickets")\n'
+
+
+@pytest.mark.parametrize("reload, found", [
+    ("", ["a_dag.py:6:107: SL103 [*unsafe] group key kind is constant: WHERE tickets.kind = 'email' (line 5) in a_dag.py"
+          + UPSTREAM]),
+    (RELOAD_TASK, []),  # reload runs between them: the DAG's order, not the file's
+])
+def test_a_table_two_tasks_of_a_dag_write_is_known_by_its_declarations_alone(tmp_path, capsys, reload, found):
+    sql_repository(tmp_path, {"a_dag.py": DAG.format(reload=reload, downstream="reload >> " if reload else "")})
+    assert check(tmp_path, capsys) == found
+
+
+def test_a_write_in_a_functions_body_leaves_nothing_known_where_the_body_stands(tmp_path, capsys):
+    """The body runs when the function is called - maybe never, maybe after the readers below it."""
+    job = JOB.format(mode="").replace("emails = ", "def main():\n    emails = ").replace("\nemails.write", "\n    emails.write")
+    sql_repository(tmp_path, {"a_create.py": job + "\n\nmain()\n", "c_read.sql": READER})
+    assert check(tmp_path, capsys) == []
+
+
 # ---------------------------------------------------------------------------------------------
 # Spark runs the fixed reader on the table the upstream statement wrote
 

@@ -175,11 +175,11 @@ def test_sql_in_python_strings_is_analysed_again_whole(analysed_afresh):
     analysed_afresh.clear()
     result = analysed_job(after, earlier)
 
-    assert analysed_afresh == [  # the call (a DataFrame), then the SQL in its string
-        'spark.sql("SELECT amount FROM sales.orders ORDER BY amount")',
+    assert analysed_afresh == [  # the SQL in its string, then the call's DataFrame: the order they run
         "SELECT amount FROM sales.orders ORDER BY amount",
-        'spark.sql("SELECT status FROM sales.orders ORDER BY status, status")',
+        'spark.sql("SELECT amount FROM sales.orders ORDER BY amount")',
         "SELECT status FROM sales.orders ORDER BY status, status",
+        'spark.sql("SELECT status FROM sales.orders ORDER BY status, status")',
     ]
     assert found(result) == found(analysed_job(after))
     assert [(f.line, f.column, f.code) for f in result.findings] == [(2, 61, "SL003")]

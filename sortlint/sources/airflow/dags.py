@@ -28,7 +28,8 @@ from sortlint.sources.python.strings import (
     is_bytes,
     is_string,
 )
-from sortlint.sources.sql.files import with_run_time_fields
+from sortlint.sources.sql.files import embedded_units, run_elsewhere
+from sortlint.sources.sql.preparation import written_names
 from sortlint.sources.sql.placeholders import FormatSource, field_placeholder
 from sortlint.units import Unit
 
@@ -44,18 +45,34 @@ def dag_units(path: Path, raw: str, reading: Reading) -> list[Unit] | None:
     if not (MAYBE_DAG.search(raw) and MAYBE_SQL.search(raw)):
         return None
     module = DagModule.parse(path, raw)
-    units: list[Unit] = []
     seen: set[tuple] = set()
     items = [item for operator in module.operators for item in module.sql_items(operator)]
     # A template formatted in several places is several statements of one literal.
     formats = Counter(id(item.node) for item in {item.key: item for item in items}.values())
+    runs: list[list[Unit]] = []  # the units of each SQL value, one value per task
     for item in items:
         key = item.key
         if key in seen:
             continue  # a constant two operators share is analysed once
         seen.add(key)
-        units += item.units(module, reading.config, formats[id(item.node)])
+        runs.append(item.units(module, reading.config, formats[id(item.node)]))
+    units = [unit for run in _shared_tables_left_unknown(runs) for unit in run]
     return sorted(units, key=lambda u: (u.path != path, str(u.path), u.start))
+
+
+def _shared_tables_left_unknown(runs: list[list[Unit]]) -> list[list[Unit]]:
+    """The tasks' statements, where two tasks write one table left writing it unknown.
+
+    Tasks run in the order of the DAG's dependencies, not of the file: a table two of them
+    write (or update, merge into, delete from) holds what the last to run left, which the
+    file does not say - it is known by its declarations alone, as a table two files write.
+    A task's own statements run in order."""
+    writers: Counter[str] = Counter()
+    written = [{name for unit in run for name in written_names(unit.text)} for run in runs]
+    for names in written:
+        writers.update(names)
+    return [run_elsewhere(run) if any(writers[name] > 1 for name in names) else run
+            for run, names in zip(runs, written)]
 
 
 @dataclass
@@ -282,7 +299,7 @@ class SqlItem:
             if uses > 1:
                 mapped = replace(mapped, refusal=f"the string is formatted in {uses} places: "
                                                  "an edit would change the SQL of each")
-        return with_run_time_fields(rendered_units(dag.path, dag.raw, mapped, params, config, (start, end)), unknown)
+        return embedded_units(rendered_units(dag.path, dag.raw, mapped, params, config, (start, end)), unknown)
 
     def _template(self, dag: DagModule, config: Config, name: str, start: int, end: int) -> list[Unit]:
         searchpath = dag.searchpath(self.operator, config.root)

@@ -191,6 +191,9 @@ class Builder:
 
     def statement(self) -> Statement:
         sink = self.pipeline.sink
+        if sink.kind == "change":  # it defines the table, knowing nothing of its rows
+            reason = f"{sink.target}'s rows change here: a Delta table's update or merge, or a call of a function that writes it"
+            return Statement(self.unit, Opaque(span=self.span(sink.call), reason=reason), (), ("table", sink.target))
         frame = self.consumed(self.frame(sink.op), sink.op, frozenset((self.pipeline.index,)))
         node = frame.node
         if isinstance(node, Alias) and node.origin is not None:
@@ -200,7 +203,7 @@ class Builder:
         call = self.span(sink.call)
         defines = None
         if sink.kind == "write":
-            table = bool(sink.target) and "/" not in sink.target and ":" not in sink.target
+            table = sink.names_table
             columns = frame.names
             if sink.write_kind == "insert" and self.tables.columns(sink.target) != columns:
                 columns = ()  # insertInto goes by position: known only where the names agree

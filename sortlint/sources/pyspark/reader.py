@@ -29,24 +29,26 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from sortlint.sources.pyspark.columns import FUNCTIONS, column_name, literal_or_column, name_or_column
 from sortlint.sources.pyspark.values import (
     AggregateDetail, Arg, Bound, CAlias, CCall, CCase, CExpr, CLit, Column, COp, COpaque, CRef,
-    CSort, CSql, CStar, CWindow, DataFrame, Formatting, FunctionRef, Grouped, Instance, Module, Op, PyDict,
+    CSort, CSql, CStar, CWindow, DataFrame, DeltaTable, Formatting, FunctionRef, Grouped, Instance, Module, Op, PyDict,
     PyList, PyValue, Range, Reader, Session, Sink, SpecKey, SqlSource, SqlText, Unknown, UserFunction, Value,
     WindowSpec, Writer,
 )
 from sortlint.sources.python import constants
 from sortlint.sources.python.strings import MappedText, apply_formatting, format_fields
+from sortlint.sources.sql.preparation import written_names
 from sortlint.units import line_starts
 
 FUNCTIONS_MODULE = "pyspark.sql.functions"
 WINDOW_CLASS = "pyspark.sql.Window"
 SESSION_CLASS = "pyspark.sql.SparkSession"
 TYPES_MODULE = "pyspark.sql.types"
+DELTA_CLASS = "delta.tables.DeltaTable"
 
 # Where PySpark's public names live, whatever path they are imported from.
 _CANONICAL = {
     "pyspark.sql.window.Window": WINDOW_CLASS, "pyspark.sql.session.SparkSession": SESSION_CLASS,
     "pyspark.sql.functions.builtin": FUNCTIONS_MODULE, "pyspark.sql.connect.functions": FUNCTIONS_MODULE,
-    "pyspark.sql.connect.window.Window": WINDOW_CLASS,
+    "pyspark.sql.connect.window.Window": WINDOW_CLASS, "delta.DeltaTable": DELTA_CLASS,
 }
 
 DATAFRAME_ATTRIBUTES = frozenset("""
@@ -90,6 +92,14 @@ RESULT_ACTIONS = frozenset("""
     collect toPandas toLocalIterator foreach foreachPartition toJSON tail toArrow rdd
 """.split())
 METADATA = frozenset("columns schema dtypes explain printSchema storageLevel isStreaming inputFiles".split())
+# A Delta table's methods that leave its rows as they were, or some of them (`delete`: what
+# all the rows satisfied, those left satisfy); any other (`update`, `merge(...).execute()`,
+# `restoreToVersion`, ...) changes them.
+DELTA_KEEPING = frozenset("""
+    delete vacuum optimize generate history detail upgradeTableProtocol addFeatureSupport
+    dropFeatureSupport isDeltaTable
+""".split())
+DELTA_CREATORS = frozenset("create createIfNotExists createOrReplace replace".split())
 VIEW_ACTIONS = frozenset("""
     createOrReplaceTempView createTempView createGlobalTempView createOrReplaceGlobalTempView
     registerTempTable
@@ -662,6 +672,8 @@ class JobReader:
                 if name == "builder":
                     return SessionBuilder()
                 return Bound(receiver, name, dot, name_at)
+            if receiver.path == DELTA_CLASS:
+                return Bound(receiver, name, dot, name_at)
             return self.module_value(path)
         if isinstance(receiver, SessionBuilder):
             return Bound(receiver, name, dot, name_at)
@@ -696,7 +708,7 @@ class JobReader:
             opaque = self.new_op("opaque", detail=f"a DataFrame from elsewhere ({receiver.name or receiver.reason})",
                                  extent=self.range(node.value))
             return self.attribute(DataFrame(opaque), name, dot, name_at, node)
-        if isinstance(receiver, (Reader, Writer, Grouped, Column, WindowSpec, NaFunctions, PyValue, Bound)):
+        if isinstance(receiver, (Reader, Writer, Grouped, Column, WindowSpec, NaFunctions, PyValue, Bound, DeltaTable)):
             return Bound(receiver, name, dot, name_at)
         name_path = f"{receiver.name}.{name}" if isinstance(receiver, Unknown) and receiver.name else ""
         return Unknown(name_path or f"attribute {name}", name_path)
@@ -762,7 +774,11 @@ class JobReader:
                 return Session()
             if receiver.path == WINDOW_CLASS:
                 return self.window_method(WindowSpec(), bound, args, kwargs, span)
+            if receiver.path == DELTA_CLASS:
+                return self.delta_class_method(name, args, kwargs)
             return Unknown(f"{receiver.path}.{name}(...)")
+        if isinstance(receiver, DeltaTable):
+            return self.delta_method(receiver, name, args, kwargs, span)
         if isinstance(receiver, Reader):
             if name == "format":
                 return Reader(_string(args[0]) if args else None)
@@ -816,7 +832,10 @@ class JobReader:
             text = args[0].value
             sql = self.sql_text(text) if isinstance(text, PyValue) and text.literal is not None else None
             if sql is not None:
+                self.run_sql(sql, span)
                 return DataFrame(self.new_op("sql", extent=span, detail=SqlSource(sql)))
+            # What it writes is not known: what its literal pieces name is forgotten.
+            self.changes(written_names(self.text(span)), span)
             reason = "the SQL is built at run time: not analysable"
             return DataFrame(self.new_op("sql", extent=span, detail=SqlSource(None, reason)))
         if name in ("createDataFrame", "range"):
@@ -824,6 +843,69 @@ class JobReader:
         if name == "newSession":
             return Session()
         return Unknown(f"spark.{name}(...)")
+
+    def delta_class_method(self, name: str, args: tuple[Arg, ...], kwargs) -> Value:
+        """`DeltaTable.forName(spark, "t")` is table t; `forPath` one the catalog does not
+        name; `create(spark)` and the like a builder that `tableName` names."""
+        if name == "forName":
+            named = dict(kwargs).get("tableOrViewName") or (args[1] if len(args) > 1 else None)
+            table = _string(named) if named is not None else None
+            return DeltaTable(table.lower() if table else None)
+        if name == "forPath":
+            return DeltaTable(None)
+        if name in DELTA_CREATORS:
+            return DeltaTable(None, "create")
+        for arg in [*args, *(a for _, a in kwargs)]:
+            self.escape(arg.value, arg.span)
+        return Unknown(f"DeltaTable.{name}(...)")
+
+    def delta_method(self, delta: DeltaTable, name: str, args: tuple[Arg, ...], kwargs, span: Range) -> Value:
+        """A Delta table's method, or a builder's: a read (`toDF`), a change of its rows
+        (`update`, a merge's or a builder's `execute`, anything unknown), or neither."""
+        for arg in [*args, *(a for _, a in kwargs)]:
+            self.escape(arg.value, arg.span)  # a merge's source DataFrame is read by it
+        if delta.builder == "create" and name == "tableName":
+            table = _string(args[0]) if args else None
+            return DeltaTable(table.lower() if table else None, "create")
+        if delta.builder and name != "execute":
+            return delta  # the builder's chain: columns, clauses of the merge
+        if not delta.builder:
+            if name == "toDF":
+                return self.source("table", delta.table, span, ())
+            if name == "alias":
+                return delta
+            if name == "merge":
+                return DeltaTable(delta.table, "merge")
+            if name in DELTA_KEEPING:
+                return Unknown(f"DeltaTable.{name}(...)")
+        self.change(delta.table, span)
+        return Unknown(f"DeltaTable.{name}(...)")
+
+    def run_sql(self, sql: SqlText, span: Range) -> None:
+        """`spark.sql(sql)` at `span`. Run once by the module's own code, its statements are
+        read where the call is; run from a function's body or from two places, they are read
+        where the string stands, leaving what they write unknown, and each run changes it."""
+        if self.current is None and sql.run_at is None and not sql.elsewhere:
+            sql.run_at = span
+            return
+        written = written_names(sql.text)
+        if sql.run_at is not None:  # the first run, at the module's level, changes it too
+            self.changes(written, sql.run_at)
+            sql.run_at = None
+        sql.elsewhere = True
+        self.changes(written, span)
+
+    def changes(self, tables: Iterable[str], span: Range) -> None:
+        for table in tables:
+            self.change(table, span)
+
+    def change(self, table: str | None, span: Range) -> None:
+        """The table's rows change here in a way no DataFrame of the job shows: what they
+        were known to satisfy is forgotten. (A table named at run time or by path is none
+        the catalog knows.)"""
+        if table:
+            stands_for = Op("opaque", extent=span, detail=f"a change of {table}")
+            self.sinks.append(Sink(stands_for, "change", span[1], call=span, target=table, extent=span))
 
     def source(self, kind: str, name: str | None, span: Range, args: Sequence[Arg]) -> Value:
         if name is None:
@@ -909,8 +991,11 @@ class JobReader:
         self.consume(op)
 
     def escape(self, value: Value, span: Range) -> None:
-        """A DataFrame handed to code the reader cannot follow: a result."""
-        if isinstance(value, DataFrame):
+        """A DataFrame handed to code the reader cannot follow: a result. A Delta table
+        handed to it: a change (that code may update it)."""
+        if isinstance(value, DeltaTable):
+            self.change(value.table, span)
+        elif isinstance(value, DataFrame):
             self.sinks.append(Sink(value.op, "result", span[1], extent=span))
             self.consume(value.op)
         elif isinstance(value, Grouped):
@@ -942,8 +1027,16 @@ class JobReader:
                 self.block(_body(node.body), inner)  # type: ignore[attr-defined]
         finally:
             self.scope, self.current = saved
-        function.sinks = [sink for sink in self.sinks[first_sink:]
-                          if id(sink) not in self.returns and self.reaches(sink.op, function)]
+        made = self.sinks[first_sink:]
+        function.sinks = [sink for sink in made if id(sink) not in self.returns and self.reaches(sink.op, function)]
+        # A write in a function's body happens where the function is called, not where the
+        # body stands among the file's statements: it leaves nothing known there, and each
+        # call changes what the body writes (see `call_function`).
+        written = [sink.target for sink in made if sink.kind == "change" or (sink.kind == "write" and sink.names_table)]
+        for sink in made:
+            if sink.kind == "write":
+                sink.rows = "unknown"
+        function.changes = tuple(dict.fromkeys(written))
         returned = function.returns
         function.result = returned[0] if len(returned) == 1 else (
             self.merge(list(returned)) if returned else Unknown(f"the result of {function.name}()"))
@@ -1014,6 +1107,7 @@ class JobReader:
         for sink in function.sinks:
             instance = Op("call", inputs_tuple, extent=span, detail=Instance(function, sink.op, positions))
             self.sinks.append(replace(sink, op=instance, at=span[1], call=None, extent=span))
+        self.changes(function.changes, span)
         for op in inputs:
             self.consume(op)
         return self.returned_value(function, function.result, given, inputs_tuple, positions, span)

@@ -35,7 +35,7 @@ from sortlint.sources.pyspark.values import Column, Pipeline, PyDict, PyList, Py
 from sortlint.sources.python.constants import UNKNOWN, format_text
 from sortlint.sources.python.strings import FormatField, apply_formatting, decode, is_bytes
 from sortlint.sources.python.syntax import check_syntax
-from sortlint.sources.sql.files import mapped_statements, with_run_time_fields
+from sortlint.sources.sql.files import embedded_units, mapped_statements
 from sortlint.sources.sql.placeholders import FormatSource, field_placeholder
 from sortlint.units import Unit
 
@@ -62,8 +62,21 @@ def pyspark_units(path: Path, raw: str, reading: Reading) -> list[Unit] | None:
         raise UserError("too deeply nested to analyse", path) from None
     units = _sql_units(path, raw, reader, dialect)
     units += _pipeline_units(path, raw, reader)
-    units.sort(key=lambda unit: unit.location(0))
+    runs = _where_they_run(units, reader)
+    units.sort(key=lambda unit: runs.get(id(unit), unit.start))
     return units
+
+
+def _where_they_run(units: list[Unit], reader) -> dict[int, int]:
+    """Where each unit runs among the job's statements, by unit: a pipeline where it is
+    consumed (not where its first DataFrame was made: `df = spark.table(...)` long before
+    `df.write...`), a `spark.sql` statement at its call (not where its string stands). The
+    units are analysed in that order, each seeing the tables the units before it wrote."""
+    runs = {id(unit): unit.payload.sink.at for unit in units if isinstance(unit.payload, Pipeline)}
+    for sql in reader.sql_texts:
+        if sql.run_at is not None:
+            runs.update((id(unit), sql.run_at[0]) for unit in sql.units)
+    return runs
 
 
 # --- modules of the repository ---------------------------------------------------------------------
@@ -180,7 +193,7 @@ def _sql_units(path: Path, raw: str, reader, dialect: str) -> list[Unit]:
         if uses[sql.span] > 1:  # one template formatted in several places: each reads it
             offsets = replace(offsets, refusal=f"the string is formatted in {uses[sql.span]} places: "
                                                "an edit would change the SQL of each")
-        made = with_run_time_fields(mapped_statements(path, raw, offsets, dialect), list(sql.run_time_fields))
+        made = embedded_units(mapped_statements(path, raw, offsets, dialect), sql.run_time_fields, sql.elsewhere)
         sql.units = tuple(made)
         units += made
     for op in reader.ops:

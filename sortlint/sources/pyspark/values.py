@@ -55,6 +55,11 @@ class SqlText:
     span: Range  # the whole literal expression
     units: tuple = ()  # its SQL units, one per statement (set by the front end)
     run_time_fields: tuple[str, ...] = ()  # format fields whose values are known only at run time
+    # Where it runs: the one `spark.sql` call of the module's own code that runs it; or
+    # `elsewhere` (in a function's body, or from two places), each run forgetting what the
+    # tables it writes were known to satisfy.
+    run_at: Range | None = None
+    elsewhere: bool = False
 
 
 @dataclass(eq=False)
@@ -137,6 +142,7 @@ class UserFunction(Value):
     returns: list[Value] = field(default_factory=list)
     result: Value | None = None
     sinks: list[Sink] = field(default_factory=list)  # sinks of its body that read a parameter
+    changes: tuple[str, ...] = ()  # the tables its body (and what it calls) writes or changes
 
 
 @dataclass(eq=False)
@@ -275,9 +281,22 @@ class AggregateDetail:
 
 
 @dataclass(eq=False)
+class DeltaTable(Value):
+    """A Delta table of delta-spark's API: `DeltaTable.forName(spark, name)` (`builder` ""),
+    a builder of one (`DeltaTable.create(spark).tableName(name)...`: "create") or a merge into
+    one (`dt.merge(source, condition)...`: "merge"). `table` is the catalog table, lower case;
+    None when it is named by path or at run time."""
+
+    table: str | None
+    builder: str = ""
+
+
+@dataclass(eq=False)
 class Sink:
     """Where a DataFrame is consumed: written (`write`), made a view (`view`), turned into a
-    local result (`result`), counted (`count`), or taken from (`limit`)."""
+    local result (`result`), counted (`count`), or taken from (`limit`); or where a table's
+    rows change in a way no DataFrame shows (`change`: a Delta table updated or merged into,
+    a function that writes tables called), whose `op` stands for nothing."""
 
     op: Op
     kind: str
@@ -288,6 +307,11 @@ class Sink:
     rows: str = "unknown"  # what a write leaves in its table (`sortlint.plan.nodes.Write.rows`)
     limit: int | None = None
     extent: Range | None = None
+
+    @property
+    def names_table(self) -> bool:
+        """Whether its target is a table of the catalog (a write's may be a path)."""
+        return bool(self.target) and "/" not in self.target and ":" not in self.target
 
 
 # --- column expressions ------------------------------------------------------------------------

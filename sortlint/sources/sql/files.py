@@ -31,7 +31,7 @@ from sqlglot.tokens import Token
 from sortlint.config import Config
 from sortlint.errors import UserError, from_recursion
 from sortlint.plan.dialect import sql_dialect
-from sortlint.plan.nodes import Opaque, Span
+from sortlint.plan.nodes import Opaque, Span, Write
 from sortlint.plan.statement import Statement, build_statement
 from sortlint.plan.token_types import T
 from sortlint.plan.tokens import Elision, tokenize
@@ -51,29 +51,49 @@ def sql_units(path: Path, raw: str, reading: Reading) -> list[Unit]:
 
 
 @dataclass(frozen=True)
-class RunTimeFields:
-    """The payload of a SQL unit formatted at run time (`"...".format(x)` with `x` unknown):
-    `reason` says which fields are placeholders. Such a statement that does not parse is
-    not the user's error - its fields' values may make it valid - but not analysable."""
+class EmbeddedSql:
+    """The payload of a SQL unit a Python file runs.
 
-    reason: str
+    `run_time_fields` names the format fields whose values are known only at run time
+    (`"...".format(x)` with `x` unknown): such a statement that does not parse is not the
+    user's error - the values may make it valid - but not analysable. `elsewhere`: the
+    string runs somewhere other than where it stands among the file's statements (in a
+    function's body, or from two places), so a table it writes is left knowing nothing
+    where it stands; each place it runs from forgets what that table was known to satisfy."""
+
+    run_time_fields: str = ""
+    elsewhere: bool = False
 
 
 def build(unit: Unit, tables: TableLookup, config: Config) -> Statement:
     """The plan of a SQL unit."""
     statement = build_statement(unit, tables, config.dialect, config.target)
-    if statement.error is not None and isinstance(unit.payload, RunTimeFields):
-        reason = f"the SQL is formatted at run time ({unit.payload.reason}): not analysable"
+    embedded = _embedded(unit)
+    if statement.error is not None and embedded.run_time_fields:
+        reason = f"the SQL is formatted at run time ({embedded.run_time_fields}): not analysable"
         return Statement(unit, Opaque(span=Span(0, len(unit.text)), reason=reason))
+    if embedded.elsewhere and isinstance(statement.root, Write):
+        statement.root = replace(statement.root, rows="unknown")
     return statement
 
 
-def with_run_time_fields(units: list[Unit], fields: list[str]) -> list[Unit]:
-    """The units, marked as formatted with `fields` of values known only at run time."""
-    if not fields:
+def embedded_units(units: list[Unit], run_time_fields: Sequence[str], elsewhere: bool = False) -> list[Unit]:
+    """The units of SQL a Python file runs, marked as formatted with `run_time_fields` of
+    values known only at run time, and as run `elsewhere` than they stand."""
+    if not run_time_fields and not elsewhere:
         return units
-    reason = ", ".join(dict.fromkeys(fields))
-    return [replace(unit, payload=RunTimeFields(reason)) for unit in units]
+    payload = EmbeddedSql(", ".join(dict.fromkeys(run_time_fields)), elsewhere)
+    return [replace(unit, payload=payload) for unit in units]
+
+
+def run_elsewhere(units: list[Unit]) -> list[Unit]:
+    """The units, marked as run elsewhere than they stand (`EmbeddedSql.elsewhere`)."""
+    return [replace(unit, payload=replace(_embedded(unit), elsewhere=True)) if unit.kind == "sql" else unit
+            for unit in units]
+
+
+def _embedded(unit: Unit) -> EmbeddedSql:
+    return unit.payload if isinstance(unit.payload, EmbeddedSql) else EmbeddedSql()
 
 
 class MappedSql(OffsetMap, Protocol):

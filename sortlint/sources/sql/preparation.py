@@ -40,7 +40,7 @@ _FIRST_WORDS = ("create", "replace", "insert", "merge", "update", "delete", "tru
 # A DataFrame call that writes a table or registers a view under a name given as a literal.
 _DATAFRAME_WRITE = re.compile(
     r"\.(?:saveAsTable|insertInto|writeTo|createTempView|createOrReplaceTempView|createGlobalTempView"
-    r"|createOrReplaceGlobalTempView|forName)\(\s*(?:\w+\s*,\s*)?(?:\w+\s*=\s*)?[rRuU]?(['\"])([\w.`]+)\1"
+    r"|createOrReplaceGlobalTempView|forName|tableName)\(\s*(?:\w+\s*,\s*)?(?:\w+\s*=\s*)?[rRuU]?(['\"])([\w.`]+)\1"
 )
 
 # What a query or a DataFrame job reads a table by, in lower-cased text.

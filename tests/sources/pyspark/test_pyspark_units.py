@@ -114,8 +114,8 @@ def test_spark_sql_spanning_lines_maps_into_the_literal(config):
     text = sql[0].text
     assert text.startswith("SELECT host, time") and text.endswith("ORDER BY time")
     assert sql[0].location(text.index("ORDER BY")) == (5, 5)
-    assert [u.kind for u in units] == ["pyspark", "sql"]
-    pipeline = statement(units[0], config).root  # the SQL's plan, linted as the SQL unit only
+    assert [u.kind for u in units] == ["sql", "pyspark"]  # in the order they run
+    pipeline = statement(units[1], config).root  # the SQL's plan, linted as the SQL unit only
     assert [type(n).__name__ for n in walk(pipeline)][:2] == ["Project", "Alias"]
 
 

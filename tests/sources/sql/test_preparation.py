@@ -40,8 +40,11 @@ df.createOrReplaceTempView('recent')
 df.write.insertInto(tableName="facts")
 spark.table("read.only").write.save("/tmp/out")
 DeltaTable.forName(spark, "delta.events").merge(updates, "id = id")
+DeltaTable.createOrReplace(spark).tableName("delta.created").execute()
 """
-    assert list(written_names(raw, python=True)) == ["audit.runs", "marts.daily", "recent", "facts", "delta.events"]
+    assert list(written_names(raw, python=True)) == [
+        "audit.runs", "marts.daily", "recent", "facts", "delta.events", "delta.created",
+    ]
     assert list(written_names(raw)) == ["audit.runs"]
 
 
