@@ -226,6 +226,7 @@ class JobReader:
         self.module_scope = Scope()
         self.current: UserFunction | None = None  # the function whose body is being read
         self.returns: set[int] = set()  # the sinks a `return` made (by id)
+        self.bodies: list[tuple[UserFunction, list[Sink]]] = []  # each function read, its body's sinks
         self.constants = _ScopeConstants(self)
 
     # --- positions -------------------------------------------------------------------------
@@ -251,6 +252,7 @@ class JobReader:
         for op in self.ops:
             if id(op) not in self.consumed and op.extent is not None:
                 self.sinks.append(Sink(op, "result", op.extent[1], extent=op.extent))
+        self.unknown_when_bodies_run()
         self.sinks.sort(key=lambda sink: sink.at)
         self.sql_texts.sort(key=lambda text: text.start)
 
@@ -1037,10 +1039,40 @@ class JobReader:
             if sink.kind == "write":
                 sink.rows = "unknown"
         function.changes = tuple(dict.fromkeys(written))
+        self.bodies.append((function, made))
         returned = function.returns
         function.result = returned[0] if len(returned) == 1 else (
             self.merge(list(returned)) if returned else Unknown(f"the result of {function.name}()"))
         function.state = "read"
+
+    def unknown_when_bodies_run(self) -> None:
+        """When a function's body runs is not known (a call may be hidden: a decorated
+        function, a method, a callback), so what the file's tables are there is not either:
+        a table a body writes is known by its declarations alone everywhere in the file (its
+        writes at the module's level leave nothing known either), and each body begins by
+        forgetting what the module's own statements wrote."""
+        in_bodies = {id(sink) for _, made in self.bodies for sink in made}
+        body_written = {table for function, _ in self.bodies for table in function.changes}
+        for sql in self.sql_texts:
+            if sql.elsewhere:
+                body_written.update(written_names(sql.text))
+        for sink in self.sinks:
+            if sink.kind == "write" and sink.target in body_written:
+                sink.rows = "unknown"
+        for sql in self.sql_texts:
+            if sql.run_at is not None and body_written.intersection(written_names(sql.text)):
+                sql.elsewhere, sql.run_at = True, None
+        module_written = {sink.target for sink in self.sinks if id(sink) not in in_bodies
+                          and (sink.kind == "change" or (sink.kind == "write" and sink.names_table))}
+        for sql in self.sql_texts:
+            module_written.update(written_names(sql.text))
+        for function, made in self.bodies:
+            if isinstance(function.node, cst.Lambda) or function.reader is not self:
+                continue
+            start, end = self.range(function.node)
+            # only a body with statements of its own (a pipeline, or SQL it runs) reads tables
+            if any(id(sink) not in self.returns for sink in made) or any(start <= sql.start < end for sql in self.sql_texts):
+                self.changes(sorted(module_written), (start, start))
 
     def returned(self, value: Value, span: Range) -> None:
         """A function returns the value: to code the reader cannot follow, a result (the
