@@ -411,11 +411,25 @@ def test_a_table_two_tasks_of_a_dag_write_is_known_by_its_declarations_alone(tmp
     assert check(tmp_path, capsys) == found
 
 
-def test_a_write_in_a_functions_body_leaves_nothing_known_where_the_body_stands(tmp_path, capsys):
-    """The body runs when the function is called - maybe never, maybe after the readers below it."""
-    job = JOB.format(mode="").replace("emails = ", "def main():\n    emails = ").replace("\nemails.write", "\n    emails.write")
-    sql_repository(tmp_path, {"a_create.py": job + "\n\nmain()\n", "c_read.sql": READER})
-    assert check(tmp_path, capsys) == []
+IN_MAIN = JOB.format(mode="").replace("emails = ", "def main():\n    emails = ").replace(
+    "\nemails.write", "\n    emails.write")
+
+
+@pytest.mark.parametrize("caller, kept", [
+    ("main()\n", True),
+    ('if __name__ == "__main__":\n    main()\n', True),
+    ("main()\nmain()\n", False),  # run twice: what the first left, the second reads
+    ("for _ in range(2):\n    main()\n", False),
+    ('spark.table("raw.tickets").write.saveAsTable("all_tickets")\nmain()\n', False),  # the module runs more
+    ("jobs = [main]\njobs[0]()\n", False),  # a call sortlint does not follow
+])
+def test_the_body_of_a_jobs_main_runs_as_the_modules_own_code(tmp_path, capsys, caller, kept):
+    """A job's main() that the module calls once, running nothing else, runs its body once,
+    in its order: what it writes travels to other files. Any other body's writes do not."""
+    sql_repository(tmp_path, {"a_create.py": IN_MAIN + "\n\n" + caller, "c_read.sql": READER})
+    expected = ("c_read.sql:1:58: SL103 [*unsafe] group key kind is constant: WHERE tickets.kind = 'email' "
+                "(line 5) in a_create.py" + UPSTREAM)
+    assert check(tmp_path, capsys) == ([expected] if kept else [])
 
 
 # ---------------------------------------------------------------------------------------------

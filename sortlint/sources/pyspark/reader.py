@@ -227,6 +227,9 @@ class JobReader:
         self.current: UserFunction | None = None  # the function whose body is being read
         self.returns: set[int] = set()  # the sinks a `return` made (by id)
         self.bodies: list[tuple[UserFunction, list[Sink]]] = []  # each function read, its body's sinks
+        # The job's `main()`: the one function the module calls once, as a statement of its
+        # own (`if __name__ == "__main__": main()`); None for a module read for another's sake.
+        self.main = None if imported else _called_once(self.module)
         self.constants = _ScopeConstants(self)
 
     # --- positions -------------------------------------------------------------------------
@@ -887,7 +890,7 @@ class JobReader:
         """`spark.sql(sql)` at `span`. Run once by the module's own code, its statements are
         read where the call is; run from a function's body or from two places, they are read
         where the string stands, leaving what they write unknown, and each run changes it."""
-        if self.current is None and sql.run_at is None and not sql.elsewhere:
+        if self.in_module_order() and sql.run_at is None and not sql.elsewhere:
             sql.run_at = span
             return
         written = written_names(sql.text)
@@ -896,6 +899,11 @@ class JobReader:
             sql.run_at = None
         sql.elsewhere = True
         self.changes(written, span)
+
+    def in_module_order(self) -> bool:
+        """Whether what is being read runs where it stands: the module's own code, or the
+        body of its `main()` (see `unknown_when_bodies_run`)."""
+        return self.current is None or self.current.node is self.main
 
     def changes(self, tables: Iterable[str], span: Range) -> None:
         for table in tables:
@@ -1031,14 +1039,7 @@ class JobReader:
             self.scope, self.current = saved
         made = self.sinks[first_sink:]
         function.sinks = [sink for sink in made if id(sink) not in self.returns and self.reaches(sink.op, function)]
-        # A write in a function's body happens where the function is called, not where the
-        # body stands among the file's statements: it leaves nothing known there, and each
-        # call changes what the body writes (see `call_function`).
-        written = [sink.target for sink in made if sink.kind == "change" or (sink.kind == "write" and sink.names_table)]
-        for sink in made:
-            if sink.kind == "write":
-                sink.rows = "unknown"
-        function.changes = tuple(dict.fromkeys(written))
+        function.changes = tuple(dict.fromkeys(sink.target for sink in made if sink.changes_table))
         self.bodies.append((function, made))
         returned = function.returns
         function.result = returned[0] if len(returned) == 1 else (
@@ -1050,29 +1051,64 @@ class JobReader:
         function, a method, a callback), so what the file's tables are there is not either:
         a table a body writes is known by its declarations alone everywhere in the file (its
         writes at the module's level leave nothing known either), and each body begins by
-        forgetting what the module's own statements wrote."""
-        in_bodies = {id(sink) for _, made in self.bodies for sink in made}
-        body_written = {table for function, _ in self.bodies for table in function.changes}
+        forgetting what the module's own statements wrote.
+
+        One body is read as the module's own code: that of the job's `main()` when the
+        module runs nothing else - it runs once, where it is called, after every statement
+        of the module."""
+        owned = self.owners()
+        main_alone = self.main is not None and not any(
+            id(sink) not in owned for sink in self.sinks) and not any(
+            sql.run_at is not None and not self.in_main(sql.run_at) for sql in self.sql_texts) and all(
+            not function.placeholders for function, _ in self.bodies if function.node is self.main)
+        if not main_alone:
+            for sql in self.sql_texts:
+                if sql.run_at is not None and self.in_main(sql.run_at):  # not where it stands
+                    self.changes(written_names(sql.text), sql.run_at)
+                    sql.elsewhere, sql.run_at = True, None
+        # a sink belongs to the innermost body read when it was made
+        elsewhere = {key for key, function in owned.items() if not (main_alone and function.node is self.main)}
+        bodies = [(function, made) for function, made in self.bodies if not (main_alone and function.node is self.main)]
+        body_written = {sink.target for sink in self.sinks if id(sink) in elsewhere and sink.changes_table}
         for sql in self.sql_texts:
             if sql.elsewhere:
                 body_written.update(written_names(sql.text))
         for sink in self.sinks:
-            if sink.kind == "write" and sink.target in body_written:
+            if sink.kind == "write" and (id(sink) in elsewhere or sink.target in body_written):
                 sink.rows = "unknown"
         for sql in self.sql_texts:
             if sql.run_at is not None and body_written.intersection(written_names(sql.text)):
                 sql.elsewhere, sql.run_at = True, None
-        module_written = {sink.target for sink in self.sinks if id(sink) not in in_bodies
-                          and (sink.kind == "change" or (sink.kind == "write" and sink.names_table))}
+        module_written = {sink.target for sink in self.sinks if id(sink) not in elsewhere and sink.changes_table}
         for sql in self.sql_texts:
             module_written.update(written_names(sql.text))
-        for function, made in self.bodies:
+        for function, made in bodies:
             if isinstance(function.node, cst.Lambda) or function.reader is not self:
                 continue
             start, end = self.range(function.node)
             # only a body with statements of its own (a pipeline, or SQL it runs) reads tables
             if any(id(sink) not in self.returns for sink in made) or any(start <= sql.start < end for sql in self.sql_texts):
                 self.changes(sorted(module_written), (start, start))
+
+    def owners(self) -> dict[int, UserFunction]:
+        """The function whose body made each sink made in one, by sink: the innermost read
+        when it was made, or - for a DataFrame its body made and left unused, a result found
+        at the end - the innermost whose text holds it."""
+        owned = {id(sink): function for function, made in reversed(self.bodies) for sink in made}
+        spans = sorted(((self.range(function.node), function) for function, _ in self.bodies),
+                       key=lambda item: item[0][1] - item[0][0])
+        for sink in self.sinks:
+            if id(sink) not in owned:
+                holder = next((function for (start, end), function in spans if start < sink.at <= end), None)
+                if holder is not None:
+                    owned[id(sink)] = holder
+        return owned
+
+    def in_main(self, span: Range) -> bool:
+        if self.main is None:
+            return False
+        start, end = self.range(self.main)
+        return start <= span[0] < end
 
     def returned(self, value: Value, span: Range) -> None:
         """A function returns the value: to code the reader cannot follow, a result (the
@@ -1139,7 +1175,8 @@ class JobReader:
         for sink in function.sinks:
             instance = Op("call", inputs_tuple, extent=span, detail=Instance(function, sink.op, positions))
             self.sinks.append(replace(sink, op=instance, at=span[1], call=None, extent=span))
-        self.changes(function.changes, span)
+        if function.reader is not self:  # this file's own bodies: see unknown_when_bodies_run
+            self.changes(function.changes, span)
         for op in inputs:
             self.consume(op)
         return self.returned_value(function, function.result, given, inputs_tuple, positions, span)
@@ -1335,6 +1372,52 @@ def _rows_written(action: str, mode: str | None, args: tuple[Arg, ...], kwargs: 
     if action in ("create", "replace", "createOrReplace"):
         return "replace"
     return "append" if action == "append" else "unknown"
+
+
+def _called_once(module: cst.Module) -> cst.FunctionDef | None:
+    """The module's `main()`: the one function of the module's own (undecorated) whose
+    name appears once outside its definition, in a call that is a statement of the module's
+    own code - outside any loop, function, class or comprehension (`main()`, or under `if`,
+    `try`, `with`: run at most once). None when there is no such function, or several."""
+    defined = {node.name.value: node for node in module.body
+               if isinstance(node, cst.FunctionDef) and not node.decorators}
+    uses = _NameUses(set(defined))
+    module.visit(uses)
+    once = [defined[name] for name in defined if uses.count[name] == 1 and uses.statement_calls[name] == 1]
+    return once[0] if len(once) == 1 else None
+
+
+class _NameUses(cst.CSTVisitor):
+    """How often each of `names` is used (its `def` aside), and how often as the callee of a
+    call that is a statement run at most once."""
+
+    REPEATING = (cst.For, cst.While, cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.ListComp, cst.SetComp,
+                 cst.DictComp, cst.GeneratorExp)
+
+    def __init__(self, names: set[str]) -> None:
+        self.names = names
+        self.count = dict.fromkeys(names, 0)
+        self.statement_calls = dict.fromkeys(names, 0)
+        self.depth = 0  # how many loops, functions, classes, comprehensions are open
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, cst.FunctionDef) and self.depth == 0 and node.name.value in self.names:
+            self.depth += 1  # until on_leave, which is called all the same
+            node.params.visit(self)  # its own name is no use of it; its defaults and body are
+            node.body.visit(self)
+            return False
+        if isinstance(node, self.REPEATING):
+            self.depth += 1
+        elif isinstance(node, cst.Name) and node.value in self.names:
+            self.count[node.value] += 1
+        elif (isinstance(node, cst.Expr) and self.depth == 0 and isinstance(node.value, cst.Call)
+              and isinstance(node.value.func, cst.Name) and node.value.func.value in self.names):
+            self.statement_calls[node.value.func.value] += 1
+        return True
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        if isinstance(original_node, self.REPEATING):
+            self.depth -= 1
 
 
 def _string(arg: Arg) -> str | None:

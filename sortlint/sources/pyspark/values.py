@@ -313,6 +313,11 @@ class Sink:
         """Whether its target is a table of the catalog (a write's may be a path)."""
         return bool(self.target) and "/" not in self.target and ":" not in self.target
 
+    @property
+    def changes_table(self) -> bool:
+        """Whether it changes a table of the catalog: a write of one, or a `change`."""
+        return self.kind == "change" or (self.kind == "write" and self.names_table)
+
 
 # --- column expressions ------------------------------------------------------------------------
 
