@@ -411,6 +411,36 @@ def test_a_table_two_tasks_of_a_dag_write_is_known_by_its_declarations_alone(tmp
     assert check(tmp_path, capsys) == found
 
 
+ON_SPARK = """\
+from pyspark.sql import SparkSession
+
+spark = SparkSession.builder.getOrCreate()
+everything = spark.table("raw.tickets").select("id", "kind", "channel")
+spark.sql("DROP TABLE IF EXISTS emails")
+spark.sql("CREATE TABLE emails AS SELECT id, kind, channel FROM raw.tickets WHERE kind = 'email'")
+everything.write.mode("overwrite").saveAsTable("emails")
+spark.table("emails").groupBy("kind", "channel").count().collect()
+"""
+
+
+@pytest.mark.spark
+def test_spark_runs_a_jobs_statements_in_the_order_they_are_called(tmp_path, capsys, spark):
+    """The job itself, run on Spark: the DataFrame made before the CREATE and written after it
+    leaves every kind in the table, so the kind its CREATE kept is no constant of it."""
+    sql_repository(tmp_path, {"a_job.py": ON_SPARK})
+    assert check(tmp_path, capsys) == []
+    spark.sql("CREATE DATABASE IF NOT EXISTS raw")
+    spark.sql("DROP TABLE IF EXISTS raw.tickets")
+    rows = [(i, ["email", "chat", "sms"][i % 3], ["web", None][i % 2], None) for i in range(60)]
+    spark.createDataFrame(rows, "id bigint, kind string, channel string, opened_at timestamp").repartition(3).write.saveAsTable(
+        "raw.tickets")
+    try:
+        exec(compile(ON_SPARK, "a_job.py", "exec"), {"__name__": "a_job"})
+        assert sorted(row.kind for row in spark.sql("SELECT DISTINCT kind FROM emails").collect()) == ["chat", "email", "sms"]
+    finally:
+        spark.sql("DROP TABLE IF EXISTS emails")
+
+
 IN_MAIN = JOB.format(mode="").replace("emails = ", "def main():\n    emails = ").replace(
     "\nemails.write", "\n    emails.write")
 
