@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Protocol
 from sortlint.config import Config
 from sortlint.errors import InternalError, UserError, from_recursion
 from sortlint.linter.lint import analyse_statement, lint_statement, output_types, stored_rows
-from sortlint.linter.results import FileAnalysis, Kept, UnitAnalysis
+from sortlint.linter.results import ANY_UNQUALIFIED, FileAnalysis, Kept, UnitAnalysis
 from sortlint.linter.rules import CODES
 from sortlint.linter.suppression import noqa_comments, unknown_codes, unsilenced
 from sortlint.linter.unchanged import Unchanged
@@ -123,6 +123,8 @@ def _in_order(
         tables.register(done.statement)
     if done.defines is not None:
         defined.add(done.defines.lower())
+    if done.switches_database:
+        defined.add(ANY_UNQUALIFIED)
     return done
 
 
@@ -136,7 +138,7 @@ def analyse_unit(unit: Unit, tables: TableLookup, config: Config, keep: Kept) ->
     statement = built(unit, tables, config)
     if statement.error is not None:
         return UnitAnalysis(None, errors=[statement.error])
-    done = UnitAnalysis(statement, defines=statement.defined)
+    done = UnitAnalysis(statement, defines=statement.defined, switches_database=statement.switches_database)
     try:
         analysis = analyse_statement(unit, statement.root, config)
         statement.output_types = output_types(statement, analysis)

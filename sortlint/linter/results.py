@@ -45,12 +45,27 @@ class UnitAnalysis:
     named: frozenset[str] = frozenset()
     defines: str | None = None
     unit: Unit | None = None
+    switches_database: bool = False  # a `USE`: see `Statement.switches_database`
+
+    @property
+    def changes_names(self) -> bool:
+        """Whether it changes what names mean to the statements after it: it defines a view
+        or a table, or switches the database (its statement must be registered)."""
+        return self.defines is not None or self.switches_database
 
     def holds(self, defined_before: set[str]) -> bool:
         """Whether the unit's analysis from the tables as they were before its file is the
-        one in order: it named no table its file's statements before it defined, and it
-        defines none (its statement would be registered for those after it)."""
-        return self.defines is None and self.named.isdisjoint(defined_before)
+        one in order: it named no table its file's statements before it defined (after a
+        `USE`, `ANY_UNQUALIFIED` among them, no table without a database), and it changes
+        no name itself (its statement would be registered for those after it)."""
+        if ANY_UNQUALIFIED in defined_before and any("." not in name for name in self.named):
+            return False
+        return not self.changes_names and self.named.isdisjoint(defined_before)
+
+
+# Among the names a file's statements defined so far: a `USE` (every name without a database
+# now names another table).
+ANY_UNQUALIFIED = ""
 
 
 class Kept(Enum):

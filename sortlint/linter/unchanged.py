@@ -10,7 +10,8 @@ analysis is taken, moved to where the statement now stands. It holds when
   did) is unchanged too - an edited `CREATE VIEW` changes what its readers see;
 * no line moved before it: a message cites the lines of clauses before it in the file (a
   view's WHERE), which a fix removing a line would move;
-* it defines nothing itself (its statement is analysed again to register what it defines).
+* it defines nothing itself, nor switches the database (its statement is analysed again to
+  register what it changes).
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ class Unchanged:
         # same statement, defining nothing.
         self.candidates = frozenset(
             index for index, (old, unit) in enumerate(zip(self.before, units))
-            if old.defines is None and _same(old.unit, unit)
+            if not old.changes_names and _same(old.unit, unit)
         )
         self.same_tables = True  # the statements so far left the tables as they were
         self.same_lines = True  # and start on the lines they started on
@@ -54,7 +55,7 @@ class Unchanged:
         old = self.before[index] if self.before else None
         if old is None:
             self.same_tables = False
-        elif done.defines is not None or old.defines is not None:
+        elif done.changes_names or old.changes_names:
             self.same_tables = self.same_tables and _same(old.unit, unit)
 
 

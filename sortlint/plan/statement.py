@@ -58,6 +58,7 @@ class Statement:
     # Its GROUP BY and ORDER BY keys that name an aggregate or a literal (see
     # `sortlint.plan.positions`), set and compared like `ungrouped`.
     keys_naming_nothing: tuple[NamedKey, ...] = ()
+    switches_database: bool = False  # USE x: see `switches_database`
 
     @property
     def defined(self) -> str | None:
@@ -120,7 +121,17 @@ def build_tree(tree: exp.Expression, ctx: Context) -> Statement:
     reason = f"{statement_kind(tree)} is not a query"
     changed = tree.this if isinstance(tree, CHANGES) and tree.args.get("kind") in (None, "TABLE") else None
     defines = ("table", table_name(changed)) if isinstance(changed, exp.Table) else None
-    return Statement(unit, Opaque(span=ctx.spans.whole(), reason=reason), defines=defines)
+    return Statement(unit, Opaque(span=ctx.spans.whole(), reason=reason), defines=defines,
+                     switches_database=switches_database(tree))
+
+
+def switches_database(tree: exp.Expression) -> bool:
+    """`USE [CATALOG | DATABASE | SCHEMA] x`, `SET CATALOG x`: the names written without a
+    database after it are another database's tables."""
+    if isinstance(tree, exp.Use):
+        return True
+    return (isinstance(tree, exp.Command) and tree.name.upper() == "SET"
+            and tree.text("expression").split()[:1] == ["CATALOG"])
 
 
 def insert(tree: exp.Insert, ctx: Context) -> Statement:

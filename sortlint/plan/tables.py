@@ -72,6 +72,13 @@ class Tables:
     def stored(self, table: str) -> Properties | None:
         return self._stored.get(table.lower())
 
+    def forget_unqualified(self) -> None:
+        """Forget the tables and views named without a database (after `USE`, such a name
+        names another database's table)."""
+        for names in (self._columns, self._views, self._stored):
+            for name in [name for name in names if "." not in name]:
+                del names[name]
+
     def register_view(self, definition: ViewDefinition) -> None:
         """A later `CREATE OR REPLACE VIEW` of the same name replaces the earlier one."""
         self._views[definition.name.lower()] = definition

@@ -34,6 +34,10 @@ class RepositoryTables:
         created = self.created.columns(table)
         if created is not None:
             return created
+        return self.declared_columns(table)
+
+    def declared_columns(self, table: str) -> tuple[str, ...] | None:
+        """The table's columns as the catalog declares them, whatever the files created."""
         source = self.config.source(table)
         return tuple(c.name for c in source.columns) or None if source else None
 
@@ -79,17 +83,23 @@ class FileTables:
         self.written: set[str] = set()  # the tables its statements wrote: what they know now
         # The names the file asked the repository about: what it read from files before it.
         self.read: set[str] = set()
+        # Whether a `USE` switched the database: a name without one is then another
+        # database's table than the same name in other files (or before the switch), known
+        # by the catalog's declarations and by what the file's statements after it write.
+        self.switched = False
 
     def columns(self, table: str) -> tuple[str, ...] | None:
         local = self.local.columns(table)
         if local is not None:
             return local
+        if self._elsewhere(table):
+            return self.repository.declared_columns(table)
         self.read.add(table.lower())
         return self.repository.columns(table)
 
     def view(self, table: str) -> ViewDefinition | None:
         local = self.local.view(table)
-        if local is not None:
+        if local is not None or self._elsewhere(table):
             return local
         self.read.add(table.lower())
         return self.repository.view(table)
@@ -97,12 +107,24 @@ class FileTables:
     def stored(self, table: str) -> Properties | None:
         if table.lower() in self.written:
             return self.local.stored(table)
+        if self._elsewhere(table):
+            return None
         self.read.add(table.lower())
         return self.repository.stored(table)
 
     def register(self, statement: Statement) -> None:
+        if statement.switches_database:
+            self.switched = True
+            self.local.forget_unqualified()
+            self.written = {name for name in self.written if "." in name}
+            return
         name = statement.defined
         if name is not None:
             statement.register(self.local)
             self.written.add(name.lower())
-            self.creators.append(statement)
+            if not self._elsewhere(name):  # what other files mean by the name: theirs to see
+                self.creators.append(statement)
+
+    def _elsewhere(self, table: str) -> bool:
+        """Whether the name, after a `USE`, is not the table other files name so."""
+        return self.switched and "." not in table

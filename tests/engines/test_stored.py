@@ -227,6 +227,47 @@ def test_a_table_two_files_write_is_known_by_its_declarations_alone(tmp_path, ca
     assert [line for line in check(tmp_path, capsys, "c_read.sql") if line.startswith("c_read.sql")] == []
 
 
+USE_SALES = "USE sales;\n"
+
+
+@pytest.mark.parametrize("between, kept", [
+    ("", True),
+    ("USE marketing;\n", False),  # emails is marketing.emails now
+    ("USE SCHEMA marketing;\n", False),
+    ("SET CATALOG other;\n", False),
+])
+def test_after_use_a_name_without_a_database_is_another_databases_table(tmp_path, capsys, between, kept):
+    sql_repository(tmp_path, {"a_job.sql": USE_SALES + CREATE_EMAILS + between + READER})
+    line = 3 + between.count("\n")
+    assert check(tmp_path, capsys) == ([
+        f"a_job.sql:{line}:58: SL103 [*unsafe] group key kind is constant: WHERE tickets.kind = 'email' (line 2) "
+        "in a_job.sql" + UPSTREAM] if kept else [])
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_table_written_after_use_is_not_the_one_other_files_name_so(tmp_path, capsys, jobs):
+    """b_sales.sql writes sales.chats, which e_read.sql (in its session's database) does not
+    read; d_read.sql, after its USE, reads marketing.emails, not the emails a_create.sql
+    writes - also in its 1,200 statements that workers analyse ahead from the tables as they
+    were before the file."""
+    chats = CREATE_EMAILS.replace("emails", "chats").replace("'email'", "'chat'")
+    sql_repository(tmp_path, {
+        "a_create.sql": CREATE_EMAILS, "b_sales.sql": USE_SALES + chats,
+        "d_read.sql": "USE marketing;\n" + READER * 1200, "e_read.sql": READER.replace("emails", "chats"),
+    })
+    assert check(tmp_path, capsys, "--jobs", jobs) == []
+    assert check(tmp_path, capsys, "--jobs", jobs, "d_read.sql") == []
+
+
+def test_a_fix_after_use_is_proved_in_the_database_use_chose(tmp_path, capsys):
+    """The proof analyses the fixed statement again, after the USE taken from before the fix:
+    the USE must switch the database for it as it did for the check."""
+    sql_repository(tmp_path, {"a_create.sql": CREATE_EMAILS,
+                              "c_read.sql": "USE marketing;\nSELECT kind, channel FROM emails ORDER BY kind, channel, channel;\n"})
+    assert check(tmp_path, capsys, "--fix") == []
+    assert (tmp_path / "c_read.sql").read_text() == "USE marketing;\nSELECT kind, channel FROM emails ORDER BY kind, channel;\n"
+
+
 def test_create_table_if_not_exists_may_keep_other_rows(tmp_path, capsys):
     sql_repository(tmp_path, {"a_create.sql": CREATE_EMAILS.replace("TABLE", "TABLE IF NOT EXISTS"),
                               "c_read.sql": READER})
