@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from sortlint.diagnostics import Finding
 from sortlint.errors import UserError
+from sortlint.plan.tables import qualified
 
 if TYPE_CHECKING:
     from sortlint.plan.statement import Statement
@@ -58,7 +59,7 @@ class UnitAnalysis:
         one in order: it named no table its file's statements before it defined (after a
         `USE`, `ANY_UNQUALIFIED` among them, no table without a database), and it changes
         no name itself (its statement would be registered for those after it)."""
-        if ANY_UNQUALIFIED in defined_before and any("." not in name for name in self.named):
+        if ANY_UNQUALIFIED in defined_before and not all(map(qualified, self.named)):
             return False
         return not self.changes_names and self.named.isdisjoint(defined_before)
 

@@ -48,6 +48,12 @@ class TableLookup(Protocol):
         unqualified column names (see `sortlint.engines.stored`); None when nothing is known."""
 
 
+def qualified(table: str) -> bool:
+    """Whether a table's name says its database (`db.t`): a `USE` leaves what it names as it
+    was, where a name without one then names another database's table."""
+    return "." in table
+
+
 class Tables:
     """A dict-backed `TableLookup`; the repository's statements add to it as they are read."""
 
@@ -76,7 +82,7 @@ class Tables:
         """Forget the tables and views named without a database (after `USE`, such a name
         names another database's table)."""
         for names in (self._columns, self._views, self._stored):
-            for name in [name for name in names if "." not in name]:
+            for name in [name for name in names if not qualified(name)]:
                 del names[name]
 
     def register_view(self, definition: ViewDefinition) -> None:

@@ -8,7 +8,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from sortlint.config import Config
-from sortlint.plan.tables import Tables, ViewDefinition
+from sortlint.plan.tables import Tables, ViewDefinition, qualified
 
 if TYPE_CHECKING:
     from sortlint.ordering import Properties
@@ -116,7 +116,7 @@ class FileTables:
         if statement.switches_database:
             self.switched = True
             self.local.forget_unqualified()
-            self.written = {name for name in self.written if "." in name}
+            self.written = {name for name in self.written if qualified(name)}
             return
         name = statement.defined
         if name is not None:
@@ -127,4 +127,4 @@ class FileTables:
 
     def _elsewhere(self, table: str) -> bool:
         """Whether the name, after a `USE`, is not the table other files name so."""
-        return self.switched and "." not in table
+        return self.switched and not qualified(table)

@@ -893,12 +893,11 @@ class JobReader:
         if self.in_module_order() and sql.run_at is None and not sql.elsewhere:
             sql.run_at = span
             return
-        written = written_names(sql.text)
         if sql.run_at is not None:  # the first run, at the module's level, changes it too
-            self.changes(written, sql.run_at)
+            self.changes(sql.written, sql.run_at)
             sql.run_at = None
         sql.elsewhere = True
-        self.changes(written, span)
+        self.changes(sql.written, span)
 
     def in_module_order(self) -> bool:
         """Whether what is being read runs where it stands: the module's own code, or the
@@ -1057,31 +1056,24 @@ class JobReader:
         module runs nothing else - it runs once, where it is called, after every statement
         of the module."""
         owned = self.owners()
-        main_alone = self.main is not None and not any(
-            id(sink) not in owned for sink in self.sinks) and not any(
-            sql.run_at is not None and not self.in_main(sql.run_at) for sql in self.sql_texts) and all(
-            not function.placeholders for function, _ in self.bodies if function.node is self.main)
-        if not main_alone:
+        in_order = self.main if self.main_runs_alone(owned) else None  # the body read as the module's
+        if in_order is None:
             for sql in self.sql_texts:
                 if sql.run_at is not None and self.in_main(sql.run_at):  # not where it stands
-                    self.changes(written_names(sql.text), sql.run_at)
+                    self.changes(sql.written, sql.run_at)
                     sql.elsewhere, sql.run_at = True, None
-        # a sink belongs to the innermost body read when it was made
-        elsewhere = {key for key, function in owned.items() if not (main_alone and function.node is self.main)}
-        bodies = [(function, made) for function, made in self.bodies if not (main_alone and function.node is self.main)]
-        body_written = {sink.target for sink in self.sinks if id(sink) in elsewhere and sink.changes_table}
-        for sql in self.sql_texts:
-            if sql.elsewhere:
-                body_written.update(written_names(sql.text))
+        bodies = [(function, made) for function, made in self.bodies if function.node is not in_order]
+        in_bodies = {key for key, function in owned.items() if function.node is not in_order}
+        body_written = {sink.target for sink in self.sinks if id(sink) in in_bodies and sink.changes_table}
+        body_written.update(name for sql in self.sql_texts if sql.elsewhere for name in sql.written)
         for sink in self.sinks:
-            if sink.kind == "write" and (id(sink) in elsewhere or sink.target in body_written):
+            if sink.kind == "write" and (id(sink) in in_bodies or sink.target in body_written):
                 sink.rows = "unknown"
         for sql in self.sql_texts:
-            if sql.run_at is not None and body_written.intersection(written_names(sql.text)):
+            if sql.run_at is not None and body_written.intersection(sql.written):
                 sql.elsewhere, sql.run_at = True, None
-        module_written = {sink.target for sink in self.sinks if id(sink) not in elsewhere and sink.changes_table}
-        for sql in self.sql_texts:
-            module_written.update(written_names(sql.text))
+        module_written = {sink.target for sink in self.sinks if id(sink) not in in_bodies and sink.changes_table}
+        module_written.update(name for sql in self.sql_texts for name in sql.written)
         for function, made in bodies:
             if isinstance(function.node, cst.Lambda) or function.reader is not self:
                 continue
@@ -1089,6 +1081,17 @@ class JobReader:
             # only a body with statements of its own (a pipeline, or SQL it runs) reads tables
             if any(id(sink) not in self.returns for sink in made) or any(start <= sql.start < end for sql in self.sql_texts):
                 self.changes(sorted(module_written), (start, start))
+
+    def main_runs_alone(self, owned: dict[int, UserFunction]) -> bool:
+        """Whether the module's `main()` is all it runs: every sink, and every SQL run in the
+        module's order, is a body's (its own or what it calls), and `main()` takes no
+        DataFrame."""
+        return (
+            self.main is not None
+            and all(id(sink) in owned for sink in self.sinks)
+            and all(sql.run_at is None or self.in_main(sql.run_at) for sql in self.sql_texts)
+            and not any(function.placeholders for function, _ in self.bodies if function.node is self.main)
+        )
 
     def owners(self) -> dict[int, UserFunction]:
         """The function whose body made each sink made in one, by sink: the innermost read
@@ -1381,6 +1384,8 @@ def _called_once(module: cst.Module) -> cst.FunctionDef | None:
     `try`, `with`: run at most once). None when there is no such function, or several."""
     defined = {node.name.value: node for node in module.body
                if isinstance(node, cst.FunctionDef) and not node.decorators}
+    if not defined:
+        return None  # a script without functions: nothing to walk the module for
     uses = _NameUses(set(defined))
     module.visit(uses)
     once = [defined[name] for name in defined if uses.count[name] == 1 and uses.statement_calls[name] == 1]

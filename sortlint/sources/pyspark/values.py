@@ -14,6 +14,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field, fields
+from functools import cached_property
+
+from sortlint.sources.sql.preparation import written_names
 
 Range = tuple[int, int]
 
@@ -60,6 +63,11 @@ class SqlText:
     # tables it writes were known to satisfy.
     run_at: Range | None = None
     elsewhere: bool = False
+
+    @cached_property
+    def written(self) -> tuple[str, ...]:
+        """The tables its statements may write (`written_names`), found once."""
+        return tuple(written_names(self.text))
 
 
 @dataclass(eq=False)
