@@ -21,6 +21,7 @@ DEBUG = "SORTLINT_DEBUG"
 # `text` is `concise`'s earlier name; `full` and `concise` are the text report's two forms.
 TEXT_FORMATS = ("full", "concise", "text")
 OUTPUT_FORMATS = (*TEXT_FORMATS, "json", "github", "sarif", "gitlab", "rdjson", "junit")
+STATISTICS_FORMATS = (*TEXT_FORMATS, "json")
 
 
 def parser() -> argparse.ArgumentParser:
@@ -48,7 +49,7 @@ def parser() -> argparse.ArgumentParser:
              "of file); with --fix the fixed text goes to stdout and the report to stderr",
     )
     check.add_argument("--output-file", type=Path, metavar="FILE", help="write the report to FILE, not stdout")
-    check.add_argument("--statistics", action="store_true", help="count the findings per rule instead of listing them")
+    check.add_argument("--statistics", action="store_true", help="count the findings per rule instead of listing them (text or json)")
     check.add_argument("--show-fixes", action="store_true", help="show each fix under its finding (with --fix: list what was fixed)")
     check.add_argument("--fix", action="store_true", help="apply safe fixes, proved before writing")
     check.add_argument("--unsafe-fixes", action="store_true", help="with --fix/--diff: also unsafe fixes")
@@ -130,7 +131,7 @@ def parser() -> argparse.ArgumentParser:
     rules = commands.add_parser("rules", help="list the rules")
     _debug(rules)
     rule = commands.add_parser("rule", help="print one rule's documentation")
-    rule.add_argument("code")
+    rule.add_argument("code", metavar="CODE_OR_NAME", help="a rule's code (SL001) or name (unnecessary-sort)")
     _debug(rule)
     return main
 
@@ -303,16 +304,59 @@ def run_clean(args) -> int:
 
 def entry() -> int:
     """The console script: one run per process."""
+    # stdout holds what was asked for: the command stops when it cannot be written. Notes
+    # and errors are not worth stopping for when they cannot be said, only the exit code.
+    sys.stdout, sys.stderr = _Output(sys.stdout, "stdout", fatal=True), _Output(sys.stderr, "stderr", fatal=False)
+    errors = sys.stderr
     try:
         _quiet_collector()
         code = main()
-        sys.stdout.flush()  # a reader that went away is noticed here at the latest
-        return code
+        sys.stdout.flush()  # a reader that went away, or a full disk, is noticed here at the latest
+        return EXIT_ERROR if errors.failed else code
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         _stop_writing_stdout()
         return EXIT_BROKEN_PIPE
+    except UserError as error:  # the output could not be written
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_ERROR
+
+
+class _Output:
+    """A standard stream whose failure to take what is written (a full disk, a device
+    error) is the user's, not a bug of sortlint's: a `fatal` stream's is a UserError (one
+    line, exit code 2), another's is `failed` and what follows goes nowhere. A reader gone
+    away stays a BrokenPipeError (exit code 141)."""
+
+    def __init__(self, stream, name: str, fatal: bool) -> None:
+        self._stream, self._name, self._fatal = stream, name, fatal
+        self.failed = False
+
+    def write(self, text: str) -> int:
+        return self._guarded(self._stream.write, text)
+
+    def writelines(self, lines) -> None:
+        self._guarded(self._stream.writelines, lines)
+
+    def flush(self) -> None:
+        self._guarded(self._stream.flush)
+
+    def _guarded(self, operation, *arguments):
+        try:
+            return operation(*arguments)
+        except BrokenPipeError:
+            raise
+        except OSError as error:
+            # What is still buffered would fail again at exit, as a traceback: it goes nowhere.
+            _stop_writing(self._stream)
+            self.failed = True
+            if self._fatal:
+                raise UserError(f"cannot write to {self._name}: {error.strerror or error}") from None
+            return None
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -360,10 +404,14 @@ def _fail(args, error: UserError) -> None:
 
 
 def _stop_writing_stdout() -> None:
-    """Point stdout at /dev/null, so that flushing what is left at exit raises nothing."""
+    _stop_writing(sys.stdout)
+
+
+def _stop_writing(stream) -> None:
+    """Point the stream at /dev/null, so that flushing what is left at exit raises nothing."""
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        os.dup2(devnull, stream.fileno())
     except (OSError, ValueError):
         pass
 
@@ -391,7 +439,7 @@ def _quiet_collector() -> None:
 
 
 def _config(args, paths):
-    from sortlint.config import DbtOptions, load_config
+    from sortlint.config import load_config
     from sortlint.linter.rules import CODES
 
     config = load_config(args.config, start_paths=paths, rules=CODES)
@@ -404,7 +452,8 @@ def _config(args, paths):
     if getattr(args, "var", None) or getattr(args, "incremental", False) or getattr(args, "dbt_renderer", "auto") != "auto":
         from sortlint.sources.dbt.project import parse_var
 
-        options = DbtOptions(
+        options = replace(
+            config.dbt,
             vars=tuple(parse_var(v) for v in args.var),
             incremental=args.incremental,
             renderer=args.dbt_renderer,
@@ -453,6 +502,11 @@ def _run_check(args, stdin: bytes | None = None) -> int:
     if args.output_format is None:  # full on a terminal; pipes and CI logs keep one line each
         to_terminal = args.output_file is None and sys.stdout.isatty() and stdin is None
         args.output_format = "full" if to_terminal else "concise"
+    if args.statistics and args.output_format not in STATISTICS_FORMATS:
+        raise UserError(
+            f"--statistics counts the findings in place of the report, in text or json; a "
+            f"{args.output_format} report has no place for the counts: drop one of the two"
+        )
     config = _config(args, args.paths)
     fixing = args.fix or args.diff
     if args.diff_base and fixing:
@@ -477,10 +531,11 @@ def _run_check(args, stdin: bytes | None = None) -> int:
     elif args.fix and stdin is not None:
         # ruff's convention: the text, fixed or as it came (a file not checked too: an editor
         # replaces its buffer with it), on stdout; the report on stderr
-        from sortlint.files import decode_source
+        from sortlint.files import BOM, decode_source
 
         fixed = [outcome.final.raw for outcome in outcomes]
-        sys.stdout.write(fixed[0] if fixed else decode_source(stdin, args.stdin_filename))
+        mark = BOM.decode("utf-8") if stdin.startswith(BOM) else ""  # as a fixed file keeps it
+        sys.stdout.write(mark + (fixed[0] if fixed else decode_source(stdin, args.stdin_filename)))
         files = [outcome.final for outcome in outcomes]
     elif args.fix:
         from sortlint.rewriters.apply import write_fixes
@@ -585,12 +640,12 @@ def _emit(report: str, output_file: Path | None) -> None:
     if output_file is None:
         sys.stdout.write(report)
         return
-    from sortlint.files import write_atomically
+    from sortlint.files import write_output
 
     try:
         if not output_file.parent.exists():  # as ruff does: CI names a report's folder before it is made
             output_file.parent.mkdir(parents=True, exist_ok=True)
-        write_atomically(output_file, report)
+        write_output(output_file, report)
     except OSError as error:
         raise UserError(f"cannot write the report: {error.strerror}", output_file) from None
 

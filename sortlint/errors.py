@@ -17,6 +17,9 @@ class UserError(Exception):
     # How reports that list errors beside findings (JSON) tell the kinds apart.
     code = "E001"
     kind = "input-error"
+    # False for an error of the run's circumstances rather than of the input (a rendering
+    # out of time, which a faster machine may finish): the cache does not keep it.
+    lasting = True
 
     message: str
     path: Path | str | None = None

@@ -14,14 +14,28 @@ whole; the copy is removed once the new text is synced. Until the replacement co
 SIGINT, SIGTERM and SIGHUP wait (where the platform can hold them back): an interruption
 lands before or after a file's replacement, never inside it, and no temporary file is left
 behind, whatever fails.
+
+Only a regular file is ever renamed over: a device, a pipe or a folder in its place is left
+as it is. A report (`write_output`) is written into anything else in place, as a shell's `>`
+writes it - a device, a pipe, `/dev/stdout` - and so is a path through an open descriptor
+(`/dev/stdout`, `/dev/fd/N`) even when it names a regular file, which its holder keeps open.
+
+A temporary file's name holds the process that wrote it (`.NAME.PID.XXXX.sortlint`): only
+SIGKILL (or a power cut) leaves one behind, and a later run walking its folder removes it
+once that process is gone (`remove_if_stale`). The copy of a hard-linked file's old text
+(`.NAME.PID.XXXX.sortlint-old`) is never removed by another run: left behind, it may be all
+that is left of that text.
 """
 
 from __future__ import annotations
 
 import codecs
+import errno
 import hashlib
 import os
+import re
 import signal
+import stat
 import tempfile
 import threading
 import time
@@ -33,6 +47,15 @@ from sortlint.errors import UserError
 
 BOM = codecs.BOM_UTF8
 TEMPORARY_SUFFIX = ".sortlint"
+OLD_TEXT_SUFFIX = ".sortlint-old"
+_TEMPORARY = re.compile(r"\..+\.(?P<pid>[0-9]+)\.[^.]+" + re.escape(TEMPORARY_SUFFIX))
+# A leftover temporary file whose writer's pid is not running here is removed only once it is
+# this old: a writer in another pid namespace (a container sharing the folder) is invisible,
+# and holds its temporary file for far less.
+STALE_AFTER = 60.0
+# A path through one of these folders names an open descriptor: its holder keeps the file it
+# names open, so it is written in place, never replaced.
+_DESCRIPTOR_FOLDER = re.compile(r"/proc/(self|thread-self|[0-9]+)(/task/[0-9]+)?/fd")
 # Seconds to pause inside each replacement, after the new text is written and before the
 # rename, so that a test can interrupt a real `--fix` at a known point.
 PAUSE = "SORTLINT_DEBUG_PAUSE"
@@ -165,16 +188,60 @@ class NotRestored(OSError):
     either: the file is half-written, and its old text is kept in `filename`."""
 
 
+def write_output(path: Path, text: str) -> None:
+    """Write a report to `path`: a regular file (or none yet) is replaced atomically
+    (`write_atomically`); anything else, and a path through an open descriptor, is written
+    in place (a regular file there is appended to). An OSError says why it could not be
+    written."""
+    if not _written_in_place(path):
+        write_atomically(path, text)
+        return
+    # No signal is held back here: a pipe's open waits for its reader, as long as it takes.
+    # Appended, not truncated: a file behind a descriptor keeps what its holder wrote.
+    with open(os.open(path, os.O_WRONLY | os.O_APPEND), "wb") as out:
+        out.write(text.encode("utf-8"))
+
+
+def _written_in_place(path: Path) -> bool:
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return True
+    except OSError:
+        pass  # to be created, or the replacement says why it cannot be
+    name = os.path.abspath(path)
+    for _ in range(40):  # as many links as the kernel follows
+        if _DESCRIPTOR_FOLDER.fullmatch(os.path.realpath(os.path.dirname(name))):
+            return True
+        try:
+            name = os.path.join(os.path.dirname(name), os.readlink(name))
+        except OSError:
+            return False
+    return False
+
+
+class NotRegularFile(FileExistsError):
+    """Something other than a regular file is where one is to be replaced."""
+
+
+def regular_status(path: Path | str) -> os.stat_result | None:
+    """The status of the regular file at `path` (through links), None when nothing is
+    there; a `NotRegularFile` when something else is, which a rename must not replace."""
+    try:
+        status = os.stat(path)
+    except FileNotFoundError:
+        return None
+    if not stat.S_ISREG(status.st_mode):
+        raise NotRegularFile(errno.EEXIST, "not a regular file", str(path))
+    return status
+
+
 def write_atomically(path: Path, text: str) -> None:
     """Replace the file `path` names (a link's target) by `text` in UTF-8, keeping its mode,
     owner where permitted, and byte-order mark; a new file gets the mode the umask allows;
     a file with several hard links is rewritten in place. An OSError says why nothing was
     written (a `NotRestored`, that the file is half-written)."""
     target = Path(os.path.realpath(path))
-    try:
-        status: os.stat_result | None = target.stat()
-    except FileNotFoundError:
-        status = None
+    status = regular_status(target)
     data = (BOM if status is not None and has_bom(target) else b"") + text.encode("utf-8")
     with signals_held():
         if status is not None and status.st_nlink > 1:
@@ -194,8 +261,55 @@ def write_atomically(path: Path, text: str) -> None:
             raise
 
 
-def _temporary_beside(target: Path) -> tuple[int, str]:
-    return tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=TEMPORARY_SUFFIX)
+def _temporary_beside(target: Path, suffix: str = TEMPORARY_SUFFIX) -> tuple[int, str]:
+    _remove_stale_beside(target)
+    return tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.{os.getpid()}.", suffix=suffix)
+
+
+def _remove_stale_beside(target: Path) -> None:
+    """A file named on the command line is fixed without its folder being walked: the
+    folder's leftovers go before the first of its files gets a new temporary file."""
+    if target.parent in _swept:
+        return
+    _swept.add(target.parent)
+    try:
+        names = os.listdir(target.parent)
+    except OSError:
+        return
+    for name in names:
+        remove_if_stale(target.parent / name)
+
+
+_swept: set[Path] = set()  # the folders `_remove_stale_beside` has looked through
+
+
+def remove_if_stale(path: Path) -> bool:
+    """Remove `path` if it is a temporary file a `--fix` killed while replacing a file left
+    behind: named by `_temporary_beside`, its writer not running, and older than
+    `STALE_AFTER`. Whether it was removed."""
+    match = _TEMPORARY.fullmatch(path.name)
+    if match is None:
+        return False
+    try:
+        status = os.lstat(path)
+        if not stat.S_ISREG(status.st_mode) or _running(int(match["pid"])):
+            return False
+        if time.time() - status.st_mtime < STALE_AFTER:
+            return False
+        os.unlink(path)
+    except OSError:
+        return False
+    return True
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except PermissionError:  # another user's
+        return True
+    except (ProcessLookupError, OverflowError):
+        return False
+    return pid > 0  # 0 is this process group, not a process
 
 
 def _rewrite_in_place(target: Path, data: bytes) -> None:
@@ -206,7 +320,7 @@ def _rewrite_in_place(target: Path, data: bytes) -> None:
     try:
         with open(handle, "rb", buffering=0, closefd=False) as reading:
             old = reading.read()
-        copy, copy_name = _temporary_beside(target)
+        copy, copy_name = _temporary_beside(target, OLD_TEXT_SUFFIX)
         try:
             _overwrite(copy, old)
         finally:
@@ -260,6 +374,8 @@ def unwritable(path: Path) -> str | None:
         mode = target.stat().st_mode
     except OSError as error:
         return error.strerror or str(error)
+    if not stat.S_ISREG(mode):
+        return "not a regular file"
     if not mode & 0o222:
         return "the file is read-only"
     if not os.access(target, os.W_OK):

@@ -4,7 +4,8 @@ A value is pickled into `<directory>/<namespace>/<key>.pickle`. Keys are digests
 everything the value depends on (the caller's business, see `digest`), so an entry is never
 updated, only written once and read; a different input is a different key. Writes go to a
 temporary file beside the entry and are renamed over it, so a reader sees a whole entry or
-none, whatever runs at the same time.
+none, whatever runs at the same time. Only a regular file is renamed over: anything else
+where an entry goes (a device, a pipe) is left as it is, and the value is not cached.
 
 The cache only ever makes a run faster. An entry that cannot be read - truncated, garbage,
 written by another version of a pickled class, unreadable - is a miss; a directory that
@@ -25,6 +26,7 @@ import tempfile
 from pathlib import Path
 
 import sortlint
+from sortlint.files import NotRegularFile, regular_status
 
 DIRECTORY_NAME = ".sortlint_cache"
 ENVIRONMENT_VARIABLE = "SORTLINT_CACHE_DIR"
@@ -74,6 +76,7 @@ class Store:
         except Exception as error:  # a value that does not pickle is not cached
             self._problem(f"cannot cache a value ({type(error).__name__}: {error})")
             return
+        entry = folder / f"{key}.pickle"
         try:
             self._prepare()
             folder.mkdir(parents=True, exist_ok=True)
@@ -81,10 +84,13 @@ class Store:
             try:
                 with os.fdopen(handle, "wb") as out:
                     out.write(data)
-                os.replace(temporary, folder / f"{key}.pickle")
+                regular_status(entry)
+                os.replace(temporary, entry)
             except BaseException:
                 Path(temporary).unlink(missing_ok=True)
                 raise
+        except NotRegularFile:
+            self._problem(f"left alone a cache entry that is not a regular file: {entry}")
         except OSError as error:
             self._writable = False
             self._problem(f"cannot write the cache in {self.directory} ({error.strerror or error}); "

@@ -18,7 +18,6 @@ from __future__ import annotations
 import bisect
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -124,12 +123,30 @@ class UnitTokens:
         drop()
 
 
-@lru_cache(maxsize=8)
 def file_line_starts(raw: str) -> tuple[int, ...]:
     """The line starts of a whole file, made once and shared by all its units (a file's
     units are located together). A copy per unit made the memory of a file grow with the
-    square of its statements."""
-    return line_starts(raw)
+    square of its statements.
+
+    Kept by the text's identity, not its value: a file's text is often decoded twice (the
+    glance at the project's files, then the check), and a cache keyed by value compared the
+    two whole texts at every lookup - for each location of each statement, which made a
+    2 MB file's locations cost tens of seconds. An equal copy costs one more scan instead."""
+    key = id(raw)
+    found = _line_starts.get(key)
+    if found is not None and found[0] is raw:
+        return found[1]
+    starts = line_starts(raw)
+    _line_starts[key] = (raw, starts)  # the text held, so that its id is not another's
+    if len(_line_starts) > 8:
+        try:
+            del _line_starts[next(iter(_line_starts))]  # the oldest
+        except (RuntimeError, KeyError):  # another thread's eviction came first
+            pass
+    return starts
+
+
+_line_starts: dict[int, tuple[str, tuple[int, ...]]] = {}  # by id of the text: the text, its line starts
 
 
 def line_starts(text: str) -> tuple[int, ...]:

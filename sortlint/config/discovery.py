@@ -88,6 +88,8 @@ def load_config(
         if path is None:
             return Config(root=Path.cwd(), path=None)
     path = Path(path)
+    if path.is_dir():  # ruff's --config takes a file too; say which one is wanted
+        raise ConfigError("is a directory, not a configuration file: name its sortlint.yml or pyproject.toml", path)
     if not path.is_file():
         raise ConfigError("configuration file not found", path)
     return parse_config_text(path, _read(path), rules)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import ClassVar, Literal, TypeVar
 
+from sortlint.config.citations import cited, shown_path  # noqa: F401 (shown_path: others import it here)
 from sortlint.config.globs import excluded, excludes_folder, selected
 from sortlint.config.syntax import BadText, table_parts
 from sortlint.errors import ConfigError
@@ -34,7 +35,7 @@ class Location:
     line: int | None = None
 
     def __str__(self) -> str:
-        path = _shown(self.path) if self.path is not None else None
+        path = cited(self.path) if self.path is not None else None
         if path is not None and self.line is not None:
             return f"{path}:{self.line}"
         if path is not None:
@@ -42,17 +43,6 @@ class Location:
         if self.line is not None:
             return f"line {self.line}"
         return "<unknown location>"
-
-
-def _shown(path: Path) -> Path:
-    """A path as people read it in messages: relative to the working directory when the
-    file lies below it."""
-    if path.is_absolute():
-        try:
-            return path.relative_to(Path.cwd())
-        except ValueError:
-            pass
-    return path
 
 
 @dataclass(frozen=True)
@@ -209,16 +199,31 @@ class DataFusionSettings:
 
 
 @dataclass(frozen=True)
+class AirflowSettings:
+    """What the Airflow front end reads besides the operators and hooks it knows:
+    `sql_arguments` names, for a class of the project's own, the argument holding the SQL it
+    runs - `(ClassName, keyword)` for an operator or a hook made with the SQL, and
+    `(ClassName.method, keyword)` for a method given the SQL (as its first argument, or by
+    that keyword)."""
+
+    sql_arguments: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
 class DbtOptions:
     """What a run renders dbt models with beyond the project's files: `--var` values (they win
     over `dbt_project.yml`, as in dbt) and the value of `is_incremental()` (false: a first
-    build, which is what a model's full query describes)."""
+    build, which is what a model's full query describes); and, from `sortlint.yml`'s `dbt:`,
+    what one rendering may cost: a template runs code of its own, which may never end or
+    produce gigabytes (`render_timeout` seconds, `render_max_bytes` of output)."""
 
     vars: tuple[tuple[str, object], ...] = ()
     incremental: bool = False
     # Who renders a dbt project's models: dbt itself when dbt-core is installed ("auto",
     # unless $SORTLINT_DBT_RENDERER says otherwise), "dbt", or the built-in renderer.
     renderer: DbtRenderer = "auto"
+    render_timeout: int = 10
+    render_max_bytes: int = 50_000_000
 
     def __hash__(self) -> int:  # var values may be lists or mappings; renders are cached by this
         return hash(repr(self))
@@ -236,7 +241,8 @@ class Config:
     ignore: tuple[str, ...] = ()
     spark: SparkSettings = SparkSettings()
     datafusion: DataFusionSettings = DataFusionSettings()
-    dbt: DbtOptions = DbtOptions()  # set by the command line, not read from the catalog
+    airflow: AirflowSettings = AirflowSettings()
+    dbt: DbtOptions = DbtOptions()  # the command line's, and the budget of `dbt:` in the catalog
     sources: tuple[Source, ...] = ()
     column_types: tuple[ColumnTypes, ...] = ()  # learned from dbt (`with_column_types`)
     contracts_report: Path | None = None  # what `sortlint contracts --write-report` recorded

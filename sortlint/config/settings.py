@@ -18,7 +18,7 @@ import yaml
 from sortlint.config import nodes
 from sortlint.config.catalog import parse_source, parse_table_name
 from sortlint.config.model import (
-    DEFAULT_INCLUDE, Config, DataFusionSettings, Source, SparkSettings, Target,
+    DEFAULT_INCLUDE, AirflowSettings, Config, DataFusionSettings, DbtOptions, Source, SparkSettings, Target,
 )
 from sortlint.errors import Problems
 
@@ -31,12 +31,17 @@ TOP_KEYS = (
     "ignore",
     "spark",
     "datafusion",
+    "airflow",
+    "dbt",
     "sources",
     "contracts_report",
     "docs_url",
 )
 SPARK_KEYS = tuple(SparkSettings.SESSION_KEYS)
 DATAFUSION_KEYS = ("target_partitions",)
+AIRFLOW_KEYS = ("sql_arguments",)
+DBT_KEYS = ("render_timeout", "render_max_bytes")
+_SQL_RUNNER = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?")
 TARGETS: tuple[Target, ...] = ("spark", "datafusion")
 RULE_CODE = re.compile(r"SL\d{0,3}")
 
@@ -77,6 +82,8 @@ def parse_config(
         ignore=setting("ignore", parse_rule_codes, (), rules),
         spark=setting("spark", parse_spark, SparkSettings()),
         datafusion=setting("datafusion", parse_datafusion, DataFusionSettings()),
+        airflow=setting("airflow", parse_airflow, AirflowSettings()),
+        dbt=setting("dbt", parse_dbt, DbtOptions()),
         sources=setting("sources", parse_sources, (), target),
         contracts_report=setting("contracts_report", parse_report_path, None, root),
         docs_url=setting("docs_url", parse_docs_url, None),
@@ -169,6 +176,38 @@ def parse_datafusion(entry: nodes.Entry, path: Path | None) -> DataFusionSetting
     return DataFusionSettings(
         target_partitions=nodes.positive_integer(partitions.value, path, "datafusion.target_partitions")
     )
+
+
+def parse_airflow(entry: nodes.Entry, path: Path | None) -> AirflowSettings:
+    """`sql_arguments`: `ClassName: keyword` (an operator, or a hook made with its SQL) or
+    `ClassName.method: keyword` (a method given the SQL first or by that keyword)."""
+    given = nodes.fields(entry.value, path, "airflow", AIRFLOW_KEYS)
+    arguments = given.get("sql_arguments")
+    if arguments is None:
+        return AirflowSettings()
+    pairs = []
+    for runner in nodes.entries(arguments.value, path, "airflow.sql_arguments"):
+        what = f"airflow.sql_arguments.{runner.key}"
+        if not _SQL_RUNNER.fullmatch(runner.key):
+            nodes.fail(f"bad SQL runner {runner.key!r}; expected ClassName or ClassName.method",
+                       runner.key_node, path)
+        keyword = nodes.string(runner.value, path, what).strip()
+        if not keyword.isidentifier():
+            nodes.fail(f"{what} must name an argument, got {keyword!r}", runner.value, path)
+        pairs.append((runner.key, keyword))
+    return AirflowSettings(tuple(pairs))
+
+
+def parse_dbt(entry: nodes.Entry, path: Path | None) -> DbtOptions:
+    """What one rendering of a template may cost: `render_timeout` (whole seconds) and
+    `render_max_bytes` (of its output); the rest of `DbtOptions` is the command line's."""
+    given = nodes.fields(entry.value, path, "dbt", DBT_KEYS)
+
+    def budget(key: str, default: int) -> int:
+        return nodes.positive_integer(given[key].value, path, f"dbt.{key}") if key in given else default
+
+    return DbtOptions(render_timeout=budget("render_timeout", DbtOptions.render_timeout),
+                      render_max_bytes=budget("render_max_bytes", DbtOptions.render_max_bytes))
 
 
 def parse_report_path(entry: nodes.Entry, path: Path | None, root: Path) -> Path:

@@ -26,14 +26,14 @@ def semantics(config: Config) -> Semantics:
 
 
 def analyse(root: n.Node, config: Config, place_of: PlaceOf = lambda span: None) -> Analysis:
-    analysis = Analysis(config, place_of, semantics(config))
+    engine = TARGETS[config.target]
+    analysis = Analysis(config, place_of, semantics(config), hashes_any_value=engine.hashes_any_value)
     windows = False
     for node in n.walk(root):
         analysis.parents.update((id(child), node) for child in node.children)
         windows = windows or isinstance(node, n.Window)
     if windows:
         analysis.read_windows = read_window_functions(root)
-    engine = TARGETS[config.target]
     engine.prepare(root, analysis)
     propagate(root, analysis, engine.transfer)
     return analysis

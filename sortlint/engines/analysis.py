@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 from sortlint.config import Config
 from sortlint.engines.comparisons import Semantics
 from sortlint.ordering import Evidence, Ordering, Properties
+from sortlint.ordering.types import SqlType
 from sortlint.plan import nodes as n
 
 class Place(NamedTuple):
@@ -91,6 +92,8 @@ class Analysis:
     resorting_windows: set[int] = field(default_factory=set)
     # The engine's own bookkeeping for a node, computed on demand (Spark's reported ordering).
     engine_facts: dict[int, Any] = field(default_factory=dict)
+    # The target's `Engine.hashes_any_value`.
+    hashes_any_value: Callable[[SqlType], bool] = lambda value_type: True
 
     @property
     def target(self) -> str:
@@ -135,10 +138,13 @@ TransferTable = Mapping[type, Transfer]
 
 @dataclass(frozen=True)
 class Engine:
-    """A target: its transfer table, and what it decides about the whole plan first."""
+    """A target: its transfer table, what it decides about the whole plan first, and whether
+    a hash aggregate stays one with an `any_value` of a value of this type added (a rewrite
+    that turns it into a sort aggregate costs a sort of every row)."""
 
     transfer: TransferTable
     prepare: Callable[[n.Node, Analysis], None] = lambda root, analysis: None
+    hashes_any_value: Callable[[SqlType], bool] = lambda value_type: True
 
 
 def propagate(node: n.Node, analysis: Analysis, table: TransferTable) -> Properties:

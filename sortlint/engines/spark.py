@@ -470,7 +470,19 @@ TRANSFER: dict[type, Transfer] = {
     n.Generate: partial(operators.generate, keeps_order=True),
 }
 
-ENGINE = Engine(TRANSFER, prepare)
+
+# `UnsafeRow.isMutable`: the types an aggregation buffer updates in place, which
+# `HashAggregateExec.supportsAggregate` needs of every buffer field. `first` / `any_value`
+# buffers its value's own type, so over a string, binary, array or struct Spark plans a
+# SortAggregate - a sort of every row - where it hashed (tests/engines/test_spark_facts.py).
+IN_PLACE_BUFFERS = frozenset(("boolean", "integer", "decimal", "floating", "date", "timestamp", "timestamp_ntz"))
+
+
+def hashes_any_value(value_type: SqlType) -> bool:
+    return value_type.family in IN_PLACE_BUFFERS
+
+
+ENGINE = Engine(TRANSFER, prepare, hashes_any_value)
 
 # --- comparisons and arithmetic ----------------------------------------------------------
 #

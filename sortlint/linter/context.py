@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from sortlint.config import Config
+from sortlint.config.citations import as_read
 from sortlint.diagnostics import Applicability, Edit, Finding, Fix, UneditableRegion
 from sortlint.engines import Analysis
 from sortlint.ordering import Evidence, Properties, Satisfaction, SortKey, basis_of
@@ -17,6 +18,11 @@ from sortlint.units import Unit
 # Operators that pass rows through in the order they arrive (a generator repeats each row
 # where it was).
 ORDER_PRESERVING = (n.Project, n.Filter, n.Alias, n.Generate)
+
+
+class FixWithheld(Exception):
+    """A rewrite the rule can write but does not offer, and why: the finding shows the reason
+    in place of a fix."""
 
 
 @dataclass
@@ -90,10 +96,11 @@ class Context:
         engine noticing - a declaration the engine does not enforce (the result is right only
         while the contract holds), another file's code, a caveat (`Evidence.fixes_safely`).
         `make_edits` returns the edits, or None when the rewrite is not possible; a
-        rewrite that would touch a templated region is reported as unavailable."""
+        rewrite that would touch a templated region, or that the rule withholds
+        (`FixWithheld`), is reported as unavailable, with the reason."""
         try:
             edits = make_edits()
-        except UneditableRegion as refusal:
+        except (UneditableRegion, FixWithheld) as refusal:
             return Fix(Applicability.DISPLAY_ONLY, f"{message}: {refusal}")
         if not edits:
             return None
@@ -105,7 +112,7 @@ def because(evidence: Iterable[Evidence]) -> str:
     """The facts a conclusion rests on, for a message: declared ones first, and a word on
     those that are another file's code."""
     evidence = set(evidence)
-    texts = sorted({str(e) for e in evidence}, key=lambda t: (not t.startswith("declared"), t))
+    texts = sorted({str(e) for e in evidence}, key=lambda t: (not t.startswith("declared"), as_read(t)))
     if not texts:
         return "the query itself"
     upstream = " (code outside this statement, which may change)" if any(e.basis == "upstream" for e in evidence) else ""

@@ -27,7 +27,8 @@ def render(
 ) -> str:
     """With `texts` (each file's raw text), every fix is shown under its finding; with
     `sources` (the same), the full form: each finding with its source lines. The errors are
-    counted in the summary; each is said on stderr, not here."""
+    counted in the summary; each is said on stderr, not here. `files` (those checked) is
+    said only when nothing was found."""
     lines = []
     for f in findings:
         lines.append(
@@ -39,7 +40,11 @@ def render(
         if texts is not None and f.fix is not None:
             lines += fix_preview(f, texts[f.path])
     noun = "finding" if len(findings) == 1 else "findings"
-    summary = f"Found {len(findings)} {noun} in {files} file{'s' if files != 1 else ''}."
+    # The files the findings are in, not the files checked: "40 findings in 21 files" of a
+    # check where 3 files were clean sent users looking for findings in all 21.
+    where = len({f.path for f in findings})
+    summary = f"Found {len(findings)} {noun}"
+    summary += f" in {where} file{'s' if where != 1 else ''}." if where else "."
     if errors:
         summary += f" {len(errors)} error{'s' if len(errors) != 1 else ''}."
     if not findings and not errors:

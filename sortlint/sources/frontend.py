@@ -127,8 +127,9 @@ class KeptColumn:
     column (`duplicate`); the key's constant (`constant`, SQL text of a value of the key's
     type); the kept key it equals and shares its type with (`equal_to`, its index); any
     value of the group (`any_value`: the same in every row, and of a type whose grouping
-    shows the value as it is - not a float, whose -0.0 a GROUP BY shows as 0.0). A shape
-    takes the first it can write, and writes nothing when none is given."""
+    shows the value as it is - not a float, whose -0.0 a GROUP BY shows as 0.0 - and whose
+    `any_value` the engine still hashes: not a string under Spark). A shape takes the first
+    it can write, and writes nothing when none is given."""
 
     duplicate: bool = False
     constant: str | None = None

@@ -21,11 +21,14 @@ table it named answered as it was - else the file is analysed again.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sortlint.config import Config
+from sortlint.config.citations import portable_citations
+from sortlint.config.model import shown_path
 from sortlint.diagnostics import Finding
 from sortlint.errors import UserError
 from sortlint.files import read_source, recording_inputs
@@ -33,7 +36,7 @@ from sortlint.linter.results import FileAnalysis, Kept
 from sortlint.sources.registry import Preparation, Reading, prepare
 from sortlint.store import Store, digest, sortlint_digest
 from sortlint.workspace.discovery import ProjectFiles, discover
-from sortlint.workspace.records import RECORDS, Definition, FileRecord, answer, record_key
+from sortlint.workspace.records import RECORDS, Definition, FileRecord, answer, record_key, reported
 from sortlint.workspace.tables import FileTables, RepositoryTables
 
 if TYPE_CHECKING:
@@ -72,6 +75,7 @@ def check(
     store: Store | None = None,
     on_file_sees: Kept = Kept.PLANS,
     progress: Callable[[int, int], None] | None = None,
+    earlier: Callable[[Path, RepositoryTables], FileAnalysis | None] | None = None,
 ) -> Result:
     """Analyse every file. `on_file(analysis, tables, reanalyse)` may replace a file's
     analysis (the fixer does); `reanalyse(text, earlier)` analyses new text from the same
@@ -88,7 +92,12 @@ def check(
     The analyses keep their statements' plans only with `plans` (explain shows them) or for
     an `on_file`, which sees as much of each statement as `on_file_sees` says (the fixer
     proves its fixes with `Kept.FACTS`); a check that reports lets each plan go once it is
-    linted. `progress(done, total)` hears of each file done."""
+    linted. `progress(done, total)` hears of each file done.
+
+    `earlier(resolved path, repository)` gives, for a file an `on_file` sees, an analysis
+    of an earlier text of it (`Kept.FACTS`) that still holds, the tables it named answered
+    as they were (or None): what no change touched is taken from it, as `reanalyse` does
+    (the language server's edits)."""
     discovery = discover(paths, config, force_exclude)
     result = Result(errors=discovery.errors, skipped=discovery.skipped)
     files = discovery.files
@@ -97,7 +106,7 @@ def check(
     result.config = reading.config
     fresh = plans or on_file is not None
     keep = Kept.PLANS if plans else on_file_sees
-    workspace = Workspace(reading, preparation, files, None if fresh else store)
+    workspace = Workspace(reading, preparation, files, None if fresh else store, portable=not fresh)
     if jobs > 1:
         from sortlint.workspace import workers  # multiprocessing: not for one process
 
@@ -115,7 +124,7 @@ def check(
             if outcome is not None:
                 result.errors += outcome.read_errors
                 if outcome.record is not None:
-                    result.files.append(outcome.record.analysis)
+                    result.files.append(reported(outcome.record.analysis, reading.config.root))
             continue
         try:
             raw = read_source(path)
@@ -129,12 +138,14 @@ def check(
             tables = FileTables(workspace.repository)
             return analyse_file(path, text, reading, tables, keep, workspace.ahead, earlier), tables
 
-        analysis, tables = reanalyse(raw, None)
+        before = earlier(workspace.resolved(path), workspace.repository) if earlier is not None and on_file is not None else None
+        analysis, tables = reanalyse(raw, before)
         if on_file is not None:
             analysis, tables = on_file(analysis, tables, reanalyse)
         workspace.publish(path, map(Definition.of, tables.creators))
         workspace.finished(path)
         result.files.append(analysis if plans else replace(analysis, statements=[]))
+    result.errors += workspace.definer_errors
     return result
 
 
@@ -151,8 +162,12 @@ class Workspace:
     analyses may be taken from (records made by workers, the persistent cache)."""
 
     def __init__(self, reading: Reading, preparation: Preparation, files: Sequence[Path],
-                 store: Store | None) -> None:
+                 store: Store | None, portable: bool = True) -> None:
         self.reading = reading
+        # Whether records cite paths as marks (`sortlint.workspace.records`): not where the
+        # analyses go to an `on_file` or keep their plans - they are never kept, and what
+        # sees them (the fixer, explain) is shown them as they are.
+        self.portable = portable
         self.preparation = preparation
         self.store = store
         self.repository = RepositoryTables(reading.config, self._define)
@@ -167,6 +182,10 @@ class Workspace:
         # How runs of a big file's statements are analysed ahead by other processes, if at
         # all (when the files are not: see `sortlint.workspace.workers`).
         self.ahead: Ahead | None = None
+        # The errors of files no path of the check names, which could not be read (or
+        # rendered, or parsed) when another file read a table they define: errors of the
+        # run, or what they define would be missing without a word.
+        self.definer_errors: list[UserError] = []
 
     def outcome_of(self, path: Path) -> Outcome | None:
         """The file's analysis, made once per run (None while it is being made: a cycle);
@@ -221,7 +240,7 @@ class Workspace:
         record = self._kept(key)
         if record is None:
             record = self.made[key] = self.analyse(path, raw)
-            if self.store is not None:
+            if self.store is not None and all(error.lasting for error in record.analysis.errors):
                 self.store.put(RECORDS, key, record)
         self.publish(path, record.definitions)
         return Outcome(record)
@@ -242,7 +261,10 @@ class Workspace:
         from sortlint.linter.analysis import analyse_file  # not needed by a run the cache answers
 
         tables = FileTables(self.repository)
-        with recording_inputs() as inputs:
+        # Made to be read from anywhere (see `sortlint.workspace.records`), and so are the
+        # definitions whose facts the files after it cite.
+        citing = portable_citations(self.reading.config.root) if self.portable else nullcontext()
+        with recording_inputs() as inputs, citing:
             analysis = analyse_file(path, raw, self.reading, tables, Kept.NOTHING, self.ahead)
         inputs.pop(str(path.resolve()), None)  # the file itself is in the key
         definitions = tuple(d for d in map(Definition.of, tables.creators) if d is not None)
@@ -263,5 +285,16 @@ class Workspace:
     def _define(self, name: str) -> None:
         """A statement named `name`, which a file the front ends know defines: analyse it."""
         path = self.preparation.definers.get(name)
-        if path is not None:
-            self.outcome_of(self.given.get(self.resolved(path), path))
+        if path is None:
+            return
+        resolved = self.resolved(path)
+        known = resolved in self.outcomes
+        outcome = self.outcome_of(self.given.get(resolved, path))
+        if outcome is None or known or resolved in self.given:
+            return  # a checked file's own errors are reported as it is checked
+        analysed = outcome.record.analysis.errors if outcome.record is not None else []
+        self.definer_errors += [
+            replace(error, path=shown_path(Path(error.path)) if error.path is not None else None,
+                    message=f"{error.message} (it defines {name}, which a checked file reads)")
+            for error in (*outcome.read_errors, *analysed)
+        ]

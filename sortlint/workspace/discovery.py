@@ -11,6 +11,9 @@ is noted; `force_exclude=False` checks every named file.
 A file is checked once however many names reach it - a symbolic link to it, a hard link, a
 folder that holds it and a link to it - under the name met first (the command line's order,
 then a folder's sorted walk): `--fix` writes it once.
+
+A walk removes the temporary files of a `--fix` killed while it wrote (SIGKILL) that it
+meets, once their writer is gone (`sortlint.files.remove_if_stale`); none is ever a source.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from pathlib import Path
 
 from sortlint.config import Config
 from sortlint.errors import UserError
-from sortlint.files import stands_in
+from sortlint.files import TEMPORARY_SUFFIX, remove_if_stale, stands_in
 from sortlint.sources.registry import SUFFIXES
 
 
@@ -125,6 +128,8 @@ def _walk(
         for name in sorted(names):
             file = base / name
             if file.suffix not in SUFFIXES:
+                if file.suffix == TEMPORARY_SUFFIX:
+                    remove_if_stale(file)
                 continue
             link = os.path.islink(file)
             if not config.selects(file, None if link else real / name):

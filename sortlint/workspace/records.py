@@ -10,14 +10,23 @@ models it reads. The first four make the record's *key*. The last two are kept i
 record with what they were, and checked again before the record is used: the record holds
 only while every file it read reads the same and every table it named is answered the same.
 What the file defined for the files after it is kept too, to be registered again.
+
+A record is read by runs from any working directory: every path its messages cite (a
+declaration's file, an upstream model's) is kept relative to the project's root
+(`sortlint.config.citations`), and `reported` gives the analysis as the run reading it shows
+paths. The file's own path, in its findings and errors, is kept as the check named it: the
+key holds it, so a record is only read where the file is named alike.
 """
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from sortlint.config.citations import marked, shown_citations
+from sortlint.errors import UserError
 from sortlint.files import unchanged_inputs
 from sortlint.linter.results import FileAnalysis
 from sortlint.plan.tables import Tables, ViewDefinition
@@ -84,3 +93,37 @@ def answer(tables: RepositoryTables, name: str) -> str:
 
 def record_key(environment: str, path: Path, raw: str, context: str) -> str:
     return digest(environment, str(path), raw, context)
+
+
+def reported(analysis: FileAnalysis, root: Path) -> FileAnalysis:
+    """A record's analysis as this run shows it, the project at `root`: each path it cites
+    made relative to the working directory (a copy: the record is shared, and kept)."""
+    if not _cites(analysis):
+        return analysis
+
+    def shown(text: str) -> str:
+        return shown_citations(text, root)
+
+    findings = [
+        replace(f, message=shown(f.message),
+                fix=None if f.fix is None else replace(f.fix, message=shown(f.fix.message)))
+        for f in analysis.findings
+    ]
+    errors = [_error(e, shown(e.message)) for e in analysis.errors]
+    remarks = [(kind, shown(text)) for kind, text in analysis.remarks]
+    return replace(analysis, findings=findings, errors=errors, remarks=remarks)
+
+
+def _cites(analysis: FileAnalysis) -> bool:
+    return any(
+        marked(f.message) or (f.fix is not None and marked(f.fix.message)) for f in analysis.findings
+    ) or any(marked(e.message) for e in analysis.errors) or any(marked(text) for _, text in analysis.remarks)
+
+
+def _error(error: UserError, message: str) -> UserError:
+    if message == error.message:
+        return error
+    # A copy, not `dataclasses.replace`: an InternalError's traceback is no field of it.
+    changed = copy.copy(error)
+    changed.message = message
+    return changed

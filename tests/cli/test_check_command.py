@@ -39,7 +39,7 @@ def test_exit_code_1_with_findings(repo, capsys):
         f"{repo / 'bad.sql'}:1:25: SL001 [*unsafe] ORDER BY [host ASC NULLS FIRST, "
         "host ASC NULLS FIRST] is already satisfied by its input: declared constant"
     )
-    assert out[-1] == "Found 1 finding in 2 files."
+    assert out[-1] == "Found 1 finding in 1 file."
 
 
 def test_json_output(repo, capsys):
@@ -93,7 +93,7 @@ def test_broken_catalog_exits_2_with_file_and_line(repo, capsys):
 def test_missing_path_exits_2(tmp_path, capsys):
     assert main(["check", str(tmp_path / "nope.sql")]) == 2
     assert capsys.readouterr() == (
-        "Found 0 findings in 0 files. 1 error.\n",
+        "Found 0 findings. 1 error.\n",
         f"error: {tmp_path / 'nope.sql'}: no such file or directory\n",
     )
 
@@ -122,6 +122,16 @@ def test_rules_and_rule_pages(capsys):
         assert heading in page
     assert page.endswith("\n\nhttps://sortlint.readthedocs.io/en/latest/rules/redundant-group-keys/\n")
     assert main(["rule", "SL999"]) == 2
+
+
+def test_a_rule_page_is_found_by_the_rules_name_as_by_its_code(capsys):
+    """As `ruff rule` takes a rule's name: the name `sortlint rules` lists gives the same page."""
+    assert main(["rule", "SL001"]) == 0
+    by_code = capsys.readouterr().out
+    assert main(["rule", "unnecessary-sort"]) == 0
+    assert capsys.readouterr().out == by_code
+    assert main(["rule", "unnecessary-sorts"]) == 2
+    assert capsys.readouterr().err == "error: unknown rule 'unnecessary-sorts'; `sortlint rules` lists them\n"
 
 
 def test_the_language_server_refuses_an_unknown_rule_before_it_starts(capsys):
@@ -158,7 +168,7 @@ def test_jobs_do_not_change_the_report(repo, capsys):
         assert main(["check", str(repo), "--jobs", jobs]) == 1
         reports.append(capsys.readouterr().out)
     assert reports[0] == reports[1]
-    assert reports[0].splitlines()[-1] == "Found 7 findings in 8 files."
+    assert reports[0].splitlines()[-1] == "Found 7 findings in 7 files."
 
 
 def test_a_check_of_no_file_warns_and_passes_as_ruff_does(tmp_path, monkeypatch, capsys):
@@ -194,7 +204,7 @@ def test_a_notebook_style_job_that_does_not_parse_is_an_error(tmp_path, monkeypa
     monkeypatch.chdir(tmp_path)
     assert main(["check", "job.py"]) == 2
     assert capsys.readouterr() == (
-        "Found 0 findings in 1 file. 1 error.\n",
+        "Found 0 findings. 1 error.\n",
         "error: job.py:2: cannot parse Python: '(' was never closed\n",
     )
 
@@ -209,7 +219,7 @@ def test_any_python_file_checked_that_does_not_parse_is_an_error(tmp_path, monke
     assert main(["check", "."]) == 2
     assert capsys.readouterr() == (
         "q.sql:1:41: SL003 [*] sort key a repeats an earlier key [query]\n"
-        "Found 1 finding in 2 files. 1 error.\n",
+        "Found 1 finding in 1 file. 1 error.\n",
         "error: scripts/old.py:2: cannot parse Python: Missing parentheses in call to 'print'. Did you mean print(...)?\n",
     )
     (tmp_path / "sortlint.yml").write_text('exclude: ["scripts/**"]\n')  # what a user who means it does

@@ -55,6 +55,16 @@ def test_with_fix_a_text_nothing_checks_comes_back_as_it_came(tmp_path):
         assert (done.returncode, done.stdout) == (0, QUERY), name
 
 
+def test_with_fix_a_byte_order_mark_comes_back_with_the_text(tmp_path):
+    """As a fixed file keeps its mark: an editor replacing its buffer with the output keeps
+    the file's encoding as it was."""
+    (tmp_path / "sortlint.yml").write_text(CATALOG)
+    done = sortlint(tmp_path, "\ufeff" + QUERY, "--fix", "--stdin-filename", "q.sql", "-")
+    assert (done.returncode, done.stdout) == (0, "\ufeffSELECT host FROM events WHERE host = 'a' ORDER BY time;\n")
+    done = sortlint(tmp_path, "\ufeff" + QUERY, "--fix", "--stdin-filename", "notes.txt", "-")
+    assert (done.returncode, done.stdout) == (0, "\ufeff" + QUERY)
+
+
 def test_a_pyspark_job_and_a_dbt_model_from_standard_input(tmp_path):
     (tmp_path / "sortlint.yml").write_text(CATALOG)
     job = (

@@ -38,8 +38,8 @@ def test_unknown_top_level_key(tmp_path):
     assert error.line == 2
     assert error.message == (
         "unknown key 'sorces' in the configuration (did you mean 'sources'?); allowed keys: "
-        "contracts_report, datafusion, dialect, docs_url, exclude, ignore, include, select, sources, spark, "
-        "target"
+        "airflow, contracts_report, datafusion, dbt, dialect, docs_url, exclude, ignore, include, select, "
+        "sources, spark, target"
     )
 
 
@@ -670,15 +670,16 @@ def test_spark_settings_must_be_booleans(tmp_path):
 # --- files -----------------------------------------------------------------------------------
 
 
-def test_explicit_config_that_does_not_exist(tmp_path):
-    path = tmp_path / "missing.yml"
+@pytest.mark.parametrize(("given", "message"), [
+    ("missing.yml", "configuration file not found"),
+    # `--config` names a file, as ruff's does; a folder is said to be one, not "not found"
+    (".", "is a directory, not a configuration file: name its sortlint.yml or pyproject.toml"),
+])
+def test_explicit_config_that_is_no_file(tmp_path, given, message):
+    path = tmp_path / given
     with pytest.raises(ConfigError) as caught:
         load_config(path)
-    assert (caught.value.path, caught.value.line, caught.value.message) == (
-        path,
-        None,
-        "configuration file not found",
-    )
+    assert (caught.value.path, caught.value.line, caught.value.message) == (path, None, message)
 
 
 def test_unknown_key_in_pyproject_tool_sortlint(tmp_path):
@@ -699,8 +700,8 @@ def test_unknown_key_in_pyproject_tool_sortlint(tmp_path):
     assert error.line == 7
     assert error.message == (
         "unknown key 'selekt' in [tool.sortlint] (did you mean 'select'?); allowed keys: "
-        "contracts_report, datafusion, dialect, docs_url, exclude, ignore, include, select, sources, spark, "
-        "target"
+        "airflow, contracts_report, datafusion, dbt, dialect, docs_url, exclude, ignore, include, select, "
+        "sources, spark, target"
     )
 
 

@@ -70,6 +70,10 @@ sources:
   {DB}.bucket_target:
     columns: {{id: int not null, k: int not null, p: string not null}}
     bucketing: {{by: [k], buckets: 4, sorted_by: [k]}}
+  {DB}.device_events:
+    columns: {{device_id: bigint not null, event_ts: timestamp not null, v: bigint not null}}
+  {DB}.devices:
+    columns: {{device_id: bigint not null, name: string not null}}
 """
 
 
@@ -238,6 +242,74 @@ def test_what_a_sort_without_effect_costs_is_what_spark_does(spark, tables, repo
     fixed = repo.fixed(query)
     assert "ORDER BY x" not in fixed
     assert Counter(oracle.rows(spark, fixed)) == Counter(oracle.rows(spark, query))
+
+
+# Issue 32: an ORDER BY device_id in a CTE, read by a window partitioned by device_id and an
+# aggregate grouped by it. The sort's range exchange clusters the rows by device_id, and the
+# window and the aggregate run on it without another exchange - but without the sort the
+# window brings its own hash exchange by device_id, which the aggregate (and a join on
+# device_id) reuse just the same: the removal drops a sort and adds no exchange.
+CTE = f"WITH s AS (SELECT device_id, event_ts, v FROM {DB}.device_events ORDER BY device_id) "
+NUMBERED = "(SELECT device_id, v, row_number() OVER (PARTITION BY device_id ORDER BY event_ts) AS rn FROM s)"
+REUSED_PARTITIONING = {
+    "window_then_aggregate": (
+        CTE + f"SELECT device_id, count(*) AS n, max(rn) AS m FROM {NUMBERED} w GROUP BY device_id",
+        Counter({"Sort": 2, "ShuffleExchange": 1, "SortAggregate": 1}),
+        Counter({"Sort": 1, "ShuffleExchange": 1, "SortAggregate": 1}),
+    ),
+    "window_then_aggregate_then_order": (
+        CTE + f"SELECT device_id, count(*) AS n, max(rn) AS m FROM {NUMBERED} w GROUP BY device_id ORDER BY device_id",
+        Counter({"Sort": 3, "ShuffleExchange": 2, "SortAggregate": 1}),
+        Counter({"Sort": 2, "ShuffleExchange": 2, "SortAggregate": 1}),
+    ),
+    "window_and_aggregate_joined": (
+        CTE + f"SELECT w.device_id, w.rn, a.n FROM {NUMBERED} w "
+        "JOIN (SELECT device_id, count(*) AS n FROM s GROUP BY device_id) a ON w.device_id = a.device_id",
+        # The range-partitioned side does not match the other's hash partitioning: the sort
+        # costs a third exchange.
+        Counter({"Sort": 4, "ShuffleExchange": 3, "HashAggregate": 2}),
+        Counter({"Sort": 2, "ShuffleExchange": 2, "HashAggregate": 2}),
+    ),
+    "window_aggregate_then_join": (
+        CTE + f"SELECT d.name, a.n, a.m FROM (SELECT device_id, count(*) AS n, max(rn) AS m FROM {NUMBERED} w "
+        f"GROUP BY device_id) a JOIN {DB}.devices d ON a.device_id = d.device_id",
+        Counter({"Sort": 4, "ShuffleExchange": 3, "SortAggregate": 1}),  # a third exchange, as above
+        Counter({"Sort": 2, "ShuffleExchange": 2, "SortAggregate": 1}),
+    ),
+}
+PLAN_COSTS = ("Sort", "ShuffleExchange", "BroadcastExchange", "HashAggregate", "SortAggregate", "ObjectHashAggregate")
+
+
+@pytest.fixture(scope="module")
+def device_events(spark):
+    """`device_events`: 2000 rows of 37 devices in four files; `devices`: one row each, in two."""
+    spark.range(0, 2000, 1, 4).selectExpr(
+        "id % 37 AS device_id", "timestamp_seconds(id * 7 % 1000) AS event_ts", "id AS v"
+    ).write.mode("overwrite").saveAsTable("device_events")
+    spark.range(0, 37, 1, 2).selectExpr("id AS device_id", "concat('d', id) AS name").write.mode(
+        "overwrite"
+    ).saveAsTable("devices")
+
+
+def plan_costs(spark, sql: str) -> Counter:
+    # Four shuffle partitions, no broadcast: a few files still need the exchanges a cluster would.
+    with settings(spark, {"spark.sql.shuffle.partitions": "4", "spark.sql.autoBroadcastJoinThreshold": "-1"}):
+        return Counter(node for node in oracle.physical_nodes(spark, sql) if node in PLAN_COSTS)
+
+
+@pytest.mark.parametrize("case", list(REUSED_PARTITIONING))
+def test_removing_a_sort_whose_partitioning_a_window_reuses_adds_no_exchange(spark, device_events, repo, case):
+    query, before, after = REUSED_PARTITIONING[case]
+    [(code, _, message)] = repo.lint(query)
+    assert code == "SL002" and message.startswith("ORDER BY has no effect: its rows feed a window")
+    fixed = repo.fixed(query)
+    assert fixed == query.replace(" ORDER BY device_id)", ")", 1)
+    assert plan_costs(spark, query) == before
+    assert plan_costs(spark, fixed) == after
+    for node in PLAN_COSTS:
+        assert after[node] <= before[node]
+    with settings(spark, {"spark.sql.shuffle.partitions": "4"}):
+        assert Counter(oracle.rows(spark, fixed)) == Counter(oracle.rows(spark, query))
 
 
 @pytest.fixture(scope="module")

@@ -45,6 +45,32 @@ def test_hook_reports_findings_and_fails_the_commit(project, tmp_path):
     assert "q.hql:1:51: SL003 [*] sort key host is constant: WHERE events.host = 'b' (line 1) [query]" in result.stdout
 
 
+def test_the_readmes_snippet_runs_with_a_commit_of_this_repository(project, tmp_path):
+    """The README's snippet as a user fills it in - the repository's URL and a commit SHA
+    for `rev` (it has no release tags) - run by `pre-commit run`, with no warning about a
+    mutable revision."""
+    import re
+
+    import yaml
+
+    clone = tmp_path / "clone"
+    run("git", "clone", "-q", str(ROOT), str(clone), cwd=tmp_path)
+    commit = run("git", "rev-parse", "HEAD", cwd=clone).stdout.strip()
+    snippet = re.search(r"As a pre-commit hook:\n\n```yaml\n(.*?)```", (ROOT / "README.md").read_text(), re.S).group(1)
+    filled = snippet.replace("<this repository>", clone.as_uri()).replace("<commit>", commit)
+    [repo] = yaml.safe_load(filled)
+    assert repo["rev"] == commit and repo["hooks"][0]["id"] == "sortlint"
+    (project / ".pre-commit-config.yaml").write_text(yaml.safe_dump({"repos": [repo]}))
+    result = subprocess.run(
+        [str(Path(sys.executable).parent / "pre-commit"), "run", "--files", "q.sql"],
+        cwd=project, capture_output=True, text=True, timeout=900,
+        env={"PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home"), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
+    )
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "q.sql:1:51: SL003 [*] sort key host is constant: WHERE events.host = 'a' (line 1) [query]" in result.stdout
+    assert "WARNING" not in result.stdout + result.stderr
+
+
 def test_the_hooks_pass_every_file_kind_sortlint_reads():
     import re
 

@@ -6,6 +6,8 @@ not parse, and a dbt model whose upstream model changes in an unsaved buffer."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import re
 import sys
 from collections import Counter
 from pathlib import Path
@@ -13,6 +15,7 @@ from pathlib import Path
 import pytest
 import pytest_lsp
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -299,3 +302,251 @@ async def test_a_warning_about_the_configuration_is_logged_as_a_warning_once(cli
         (types.MessageType.Warning, "shop/models/schema.yml:3: hosts is a view: it stores no files, so its "
                                     "declared ordering is never a layout (no SL301)"),
     ]
+
+
+SERVER = ClientServerConfig(
+    server_command=[sys.executable, "-m", "sortlint", "server", "--dbt-renderer", "builtin"],
+    server_env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+)
+# Checking this takes seconds (about 1 ms a statement): a check still running when the test
+# acts on it.
+BIG = "SELECT host FROM events WHERE host = 'a' ORDER BY host, time;\n" * 6000
+PATIENCE = 60  # seconds: only so that a server that never answers fails the test, not hangs it
+
+
+@contextlib.asynccontextmanager
+async def session(tmp_path: Path, capabilities: types.ClientCapabilities | None = None):
+    """A client of a server of its own, which the test may end as it likes; killed if it is
+    still running at the end."""
+    client = await SERVER.start()
+    client.diagnostics = Publications()
+    await client.initialize_session(
+        types.InitializeParams(capabilities=capabilities or types.ClientCapabilities(), root_uri=tmp_path.as_uri())
+    )
+    try:
+        yield client
+    finally:
+        if client._server.returncode is None:
+            client._server.kill()
+        await client.stop()
+
+
+async def ended(client: LanguageClient) -> int:
+    return await asyncio.wait_for(client._server.wait(), PATIENCE)
+
+
+async def shut_down(client: LanguageClient) -> int:
+    """Shut the server down as the protocol says; its exit code."""
+    await asyncio.wait_for(client.shutdown_async(None), PATIENCE)
+    client.exit(None)
+    return await ended(client)
+
+
+def errors_without_id(client: LanguageClient) -> list[types.ResponseError]:
+    """The error responses the client will receive that answer no request of its own (id null)."""
+    received: list[types.ResponseError] = []
+    handle = client.protocol._handle_response
+
+    def handle_response(msg_id, result=None, error=None):
+        if msg_id is None:
+            received.append(error)
+        return handle(msg_id, result, error)
+
+    client.protocol._handle_response = handle_response
+    return received
+
+
+def send_raw(client: LanguageClient, data: bytes) -> None:
+    client._server.stdin.write(data)
+
+
+def frame(body: bytes, length: int | None = None) -> bytes:
+    return b"Content-Length: %d\r\n\r\n" % (len(body) if length is None else length) + body
+
+
+HOVER = b'{"jsonrpc": "2.0", "id": 99, "method": "textDocument/hover", "params": {}}'
+
+
+@pytest.mark.parametrize(
+    "malformed",
+    [
+        pytest.param(frame(b'{"jsonrpc": "2.0", "id": 98, "method": '), id="not-json"),
+        pytest.param(frame(HOVER, length=20), id="content-length-too-short"),
+        pytest.param(b"Content-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n" + HOVER, id="no-content-length"),
+    ],
+)
+async def test_a_malformed_message_is_logged_and_the_server_goes_on(tmp_path, malformed):
+    (tmp_path / "sortlint.yml").write_text(CATALOG)
+    async with session(tmp_path) as client:
+        send_raw(client, malformed)
+        uri = open_document(client, tmp_path / "q.sql", CONSTANT)
+        assert [d.code for d in await published(client, uri)] == ["SL003"]
+        assert [log.type for log in client.log_messages if log.message.startswith("sortlint: ")] != []
+        assert all(log.type == types.MessageType.Warning for log in client.log_messages if log.message.startswith("sortlint: "))
+        assert await shut_down(client) == 0
+
+
+async def test_a_body_that_is_not_json_is_answered_with_a_parse_error(tmp_path):
+    async with session(tmp_path) as client:
+        errors = errors_without_id(client)
+        send_raw(client, frame(b'{"jsonrpc": "2.0", "id": 98, "method": '))
+        assert await shut_down(client) == 0  # a message after it is answered, so it was read
+    assert [(error.code, error.message.split(":")[0]) for error in errors] == [(-32700, "Parse error")]
+    [log] = [log.message for log in client.log_messages if log.message.startswith("sortlint: ")]
+    assert log.startswith("sortlint: a message that is not JSON") and '{"jsonrpc": "2.0", "id": 98' in log
+
+
+async def test_exit_without_shutdown_ends_the_server_with_code_1(tmp_path):
+    async with session(tmp_path) as client:
+        client.exit(None)
+        assert await ended(client) == 1
+
+
+async def test_exit_ends_the_server_while_a_check_never_ends(tmp_path):
+    project = tmp_path / "shop"
+    (project / "models").mkdir(parents=True)
+    (tmp_path / "sortlint.yml").write_text(CATALOG)
+    (project / "dbt_project.yml").write_text("name: shop\n")
+    # Ten billion turns of a loop: this model's template renders for hours.
+    forever = "{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}"
+    async with session(tmp_path) as client:
+        model = open_document(client, project / "models" / "m.sql", forever + "select host from {{ source('raw', 'events') }}\n")
+        await asyncio.sleep(0.5)  # its check has started
+        client.exit(None)
+        assert await ended(client) == 1  # no shutdown first
+        assert seen(client, model) == 0
+
+
+async def test_resolving_the_fix_all_of_a_document_gone_says_so_without_a_traceback(tmp_path, capfd):
+    (tmp_path / "sortlint.yml").write_text(CATALOG)
+    resolving = types.ClientCapabilities(
+        text_document=types.TextDocumentClientCapabilities(
+            code_action=types.CodeActionClientCapabilities(
+                resolve_support=types.ClientCodeActionResolveOptions(properties=["edit"])
+            )
+        )
+    )
+    async with session(tmp_path, resolving) as client:
+        path = tmp_path / "q.sql"
+        path.write_text(CONSTANT)
+        uri = open_document(client, path, CONSTANT)
+        await published(client, uri)
+        [action] = await client.text_document_code_action_async(
+            types.CodeActionParams(
+                text_document=types.TextDocumentIdentifier(uri=uri), range=span(0, 0, 0, 0),
+                context=types.CodeActionContext(diagnostics=[], only=["source.fixAll"]),
+            )
+        )
+        client.text_document_did_close(types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri)))
+        path.unlink()
+        with pytest.raises(JsonRpcException) as raised:
+            await client.code_action_resolve_async(action)
+        assert (raised.value.code, raised.value.message, raised.value.data) == (
+            -32602, f"cannot fix {uri}: it is not open; ask for its code actions again", None
+        )
+        assert await shut_down(client) == 0
+    assert "Traceback" not in capfd.readouterr().err
+
+
+async def test_an_unknown_command_is_refused_without_a_traceback(tmp_path, capfd):
+    async with session(tmp_path) as client:
+        with pytest.raises(JsonRpcException) as raised:
+            await client.workspace_execute_command_async(types.ExecuteCommandParams(command="sortlint.nothing"))
+        assert (raised.value.code, raised.value.message, raised.value.data) == (
+            -32602, "unknown command sortlint.nothing", None
+        )
+        assert await shut_down(client) == 0
+    assert "Traceback" not in capfd.readouterr().err
+
+
+async def test_a_small_document_is_not_kept_waiting_by_the_check_of_a_big_one(tmp_path):
+    (tmp_path / "sortlint.yml").write_text(CATALOG)
+    async with session(tmp_path) as client:
+        big = open_document(client, tmp_path / "big.sql", BIG)
+        await asyncio.sleep(0.5)  # its check has started
+        small = open_document(client, tmp_path / "small.sql", CONSTANT)
+        assert [d.code for d in await published(client, small)] == ["SL003"]
+        assert seen(client, big) == 0  # the big document's check is still running
+        assert await shut_down(client) == 0
+
+
+def checked(client: LanguageClient) -> list[str]:
+    """The checks the server said it finished: each document's name and version, and
+    whether it took from the check before what no edit touched."""
+    return [
+        re.sub(r" in [0-9.]+ s", "", log.message.removeprefix("checked "))
+        for log in client.log_messages if log.message.startswith("checked ")
+    ]
+
+
+async def test_a_change_to_a_big_document_abandons_the_check_of_its_text_before(tmp_path):
+    (tmp_path / "sortlint.yml").write_text(CATALOG)
+    async with session(tmp_path) as client:
+        uri = open_document(client, tmp_path / "big.sql", BIG)
+        await asyncio.sleep(0.5)  # its check has started
+        change_document(client, uri, 2, BIG + CONSTANT)
+        assert len(await published(client, uri)) == 6001
+        assert checked(client) == ["big.sql (version 2)"]  # the check of version 1 never ended
+        assert await shut_down(client) == 0
+
+
+async def test_an_edit_of_a_big_document_analyses_again_only_the_statements_it_touched(tmp_path):
+    (tmp_path / "sortlint.yml").write_text(CATALOG)
+    lines = BIG.splitlines(keepends=True)
+    async with session(tmp_path) as client:
+        uri = open_document(client, tmp_path / "big.sql", DECLARED + BIG)
+        assert 3000 in {d.range.start.line for d in await published(client, uri)}
+        assert len(client.diagnostics[uri]) == 6001
+
+        lines[2999] = "SELECT host FROM events ORDER BY host, time;\n"  # its finding gone, no line moved
+        change_document(client, uri, 2, DECLARED + "".join(lines))
+        after_edit = await published(client, uri, 1)
+        assert len(after_edit) == 6000 and "declared unique key (id)" in after_edit[0].message
+        assert 3000 not in {d.range.start.line for d in after_edit}
+
+        # The catalog no longer declares the key: no statement's analysis before holds.
+        (tmp_path / "sortlint.yml").write_text(CATALOG.replace("    unique: [[id]]\n", ""))
+        lines[5999] = lines[5999].replace("'a'", "'b'")
+        change_document(client, uri, 3, DECLARED + "".join(lines))
+        after_catalog = await published(client, uri, 2)
+        assert len(after_catalog) == 5999 and "declared unique key" not in after_catalog[0].message
+        assert checked(client) == [
+            "big.sql (version 1)",
+            "big.sql (version 2), the statements no edit touched taken from the check before",
+            "big.sql (version 3)",
+        ]
+        assert await shut_down(client) == 0
+
+
+async def test_a_big_document_follows_a_view_another_document_defines(tmp_path):
+    (tmp_path / "sortlint.yml").write_text(CATALOG)
+    view = tmp_path / "v.sql"
+    view.write_text("CREATE VIEW v AS SELECT host, time FROM events WHERE host = 'a';\n")
+    reader = "SELECT host, time FROM v ORDER BY host, time;\n"
+    async with session(tmp_path) as client:
+        view_uri = open_document(client, view, view.read_text())
+        uri = open_document(client, tmp_path / "big.sql", BIG + reader)
+        diagnostics = await published(client, uri)
+        assert len(diagnostics) == 6001 and "(v.sql:1)" in diagnostics[-1].message
+
+        before = seen(client, uri)
+        change_document(client, view_uri, 2, "CREATE VIEW v AS SELECT host, time FROM events;\n")
+        assert len(await published(client, uri, before)) == 6000  # what the big document read changed
+        assert checked(client)[-1] == "big.sql (version 1)"  # so nothing was taken from before
+        assert await shut_down(client) == 0
+
+
+async def test_a_template_that_never_ends_is_its_documents_error_and_the_server_goes_on(client, tmp_path):
+    (tmp_path / "sortlint.yml").write_text(CATALOG + "dbt:\n  render_timeout: 1\n")
+    loops = "SELECT host FROM events {% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}"
+    uri = open_document(client, tmp_path / "loops.sql", loops + "\n")
+    assert await published(client, uri) == [
+        types.Diagnostic(
+            range=span(0, 0, 0, len(loops)),
+            message="rendering took longer than 1 s; a template that never ends? (sortlint.yml's "
+                    "`dbt: {render_timeout: ...}` sets the limit)",
+            severity=types.DiagnosticSeverity.Error, code="E001", source="sortlint",
+        )
+    ]
+    change_document(client, uri, 2, CONSTANT)
+    assert [d.code for d in await published(client, uri, 1)] == ["SL003"]

@@ -106,5 +106,9 @@ def small_disk(folder: Path, how: str, size: int) -> Iterator[tuple[Path, Callab
 
 
 def temporaries(folder: Path) -> list[Path]:
-    """sortlint's temporary files left below `folder` (`.NAME.XXXX.sortlint`)."""
-    return sorted(path for path in folder.rglob("*.sortlint") if path.name.startswith("."))
+    """sortlint's temporary files left below `folder` (`.NAME.PID.XXXX.sortlint`, and the
+    copy of a hard-linked file's old text, `.NAME.PID.XXXX.sortlint-old`)."""
+    return sorted(
+        path for path in folder.rglob("*.sortlint*")
+        if path.name.startswith(".") and path.name.endswith((".sortlint", ".sortlint-old"))
+    )

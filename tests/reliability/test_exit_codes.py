@@ -73,7 +73,7 @@ def test_an_internal_error_is_one_line_with_debug_its_traceback(repo, capsys, mo
     monkeypatch.setattr(statement, "build_tree", broken)
     assert main(["check", "q.sql"]) == 2
     captured = capsys.readouterr()
-    assert captured.out == "Found 0 findings in 1 file. 1 error.\n"
+    assert captured.out == "Found 0 findings. 1 error.\n"
     line = (
         "error: q.sql:1: internal error: KeyError: 'x' while building statement; "
         "please report this at the sortlint issue tracker\n"

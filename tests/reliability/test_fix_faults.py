@@ -23,6 +23,7 @@ import pytest
 from processes import environment, permissions_apply, run, small_disk, start, temporaries, without_root_file_access
 
 from sortlint.cli import main
+from sortlint.files import STALE_AFTER
 
 FIXABLE = "SELECT a FROM t WHERE b = 1 ORDER BY a, a;\n"
 FIXED = "SELECT a FROM t WHERE b = 1 ORDER BY a;\n"
@@ -53,7 +54,7 @@ def test_a_read_only_folder(repo, permissions):
     assert result.returncode == 2
     assert result.stdout.splitlines() == [
         "a_locked/q.sql:1:41: SL003 [*] sort key a repeats an earlier key [query]",
-        "Found 1 finding in 2 files. 1 error.",
+        "Found 1 finding in 1 file. 1 error.",
         "1 fixed, 1 remaining.",
     ]
     assert result.stderr == "error: a_locked/q.sql: not fixed, the file is as it was: cannot write it: Permission denied\n"
@@ -69,7 +70,7 @@ def test_a_read_only_file_is_refused(repo, capsys):
     assert main(["check", "--fix", "."]) == 2
     assert capsys.readouterr() == (
         "a.sql:1:41: SL003 [*] sort key a repeats an earlier key [query]\n"
-        "Found 1 finding in 2 files. 1 error.\n"
+        "Found 1 finding in 1 file. 1 error.\n"
         "1 fixed, 1 remaining.\n",
         "error: a.sql: not fixed, the file is as it was: the file is read-only\n",
     )
@@ -158,6 +159,33 @@ def test_a_file_changed_while_it_was_checked_is_left_alone(repo, capsys, monkeyp
         "run sortlint again\n"
     )
     assert (repo / "q.sql").read_text() == "-- saved by an editor\n" + FIXABLE
+
+
+def test_a_device_put_where_a_file_was_is_left_alone(repo, capsys, monkeypatch):
+    """A file replaced by a device after it was read is never renamed over (as root, a rename
+    replaces any device with a file)."""
+    from sortlint.rewriters import apply
+
+    (repo / "q.sql").write_text(FIXABLE)
+    prove = apply.fix_file
+
+    def replaced_meanwhile(*args, **kwargs):
+        outcome = prove(*args, **kwargs)
+        (repo / "q.sql").unlink()
+        null_device(repo / "q.sql")
+        return outcome
+
+    monkeypatch.setattr(apply, "fix_file", replaced_meanwhile)
+    assert main(["check", "--fix", "q.sql"]) == 2
+    assert capsys.readouterr().err == "error: q.sql: not fixed, the file is as it was: not a regular file\n"
+    assert stat.S_ISCHR((repo / "q.sql").stat().st_mode)
+
+
+def null_device(path: Path) -> None:
+    try:
+        os.mknod(path, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+    except PermissionError:
+        pytest.skip("mknod needs root")
 
 
 # --- interruptions -------------------------------------------------------------------------------
@@ -285,3 +313,63 @@ def ended(pid: str) -> bool:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
     except FileNotFoundError:
         return True
+
+
+# --- what SIGKILL leaves -------------------------------------------------------------------------
+
+
+def leftover(folder: Path, name: str, pid: int, age: float = 2 * STALE_AFTER, suffix: str = ".sortlint") -> Path:
+    """A temporary file as `--fix` names it, `age` seconds old."""
+    path = folder / f".{name}.{pid}.{os.urandom(4).hex()}{suffix}"
+    path.write_text(FIXED)
+    then = time.time() - age
+    os.utime(path, (then, then))
+    return path
+
+
+def dead_pid() -> int:
+    process = subprocess.Popen(["true"])
+    process.wait()
+    return process.pid
+
+
+def test_a_walk_removes_temporary_files_whose_writer_is_gone(repo, capsys):
+    """Only those sure to be a dead run's: a running writer's, a fresh one (a writer in
+    another pid namespace may be alive), and the copy of a hard-linked file's old text (which
+    may be all that is left of it) stay. None is read as a source."""
+    (repo / "q.sql").write_text(FIXABLE)
+    (repo / "sub").mkdir()
+    gone = dead_pid()
+    stale = [leftover(repo, "q.sql", gone), leftover(repo / "sub", "x.sql", gone)]
+    kept = [
+        leftover(repo, "q.sql", os.getpid()),
+        leftover(repo, "q.sql", gone, age=1),
+        leftover(repo, "q.sql", gone, suffix=".sortlint-old"),
+    ]
+    assert main(["check", "."]) == 1
+    assert capsys.readouterr() == (
+        "q.sql:1:41: SL003 [*] sort key a repeats an earlier key [query]\nFound 1 finding in 1 file.\n", ""
+    )
+    assert temporaries(repo) == sorted(kept)
+    assert not any(path.exists() for path in stale)
+
+
+def test_what_a_killed_fix_leaves_goes_with_the_next_fix(repo):
+    """SIGKILL cannot be held back: it leaves the temporary file of the file being replaced.
+    The next `--fix` of that file (named, its folder not walked) removes it once it is older
+    than a writer keeps one."""
+    texts = repository(repo, 2)
+    env = environment(SORTLINT_DEBUG_PAUSE="30")
+    process = start(["check", "--fix", "."], repo, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    wait_until(lambda: temporaries(repo))
+    process.kill()
+    process.communicate(timeout=60)
+    [left] = temporaries(repo)
+    assert left.name.startswith(f".q000.sql.{process.pid}.")
+    assert settle(texts) == (2, 0)
+    then = time.time() - 2 * STALE_AFTER  # younger, it could be a live writer's elsewhere
+    os.utime(left, (then, then))
+    result = run(["check", "--fix", "q000.sql"], repo)
+    assert (result.returncode, result.stderr) == (0, "")
+    assert temporaries(repo) == []
+    assert settle(texts) == (1, 1)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -85,7 +86,7 @@ def test_an_unreadable_folder_named_or_met_on_the_way(repo, permissions):
         (repo / "closed").chmod(0o755)
         (repo / "open" / "inner").chmod(0o755)
     assert (named.returncode, named.stdout, named.stderr) == (
-        2, "Found 0 findings in 0 files. 1 error.\n", "error: closed: cannot read the folder: Permission denied\n"
+        2, "Found 0 findings. 1 error.\n", "error: closed: cannot read the folder: Permission denied\n"
     )
     assert (walked.returncode, walked.stdout, walked.stderr) == (
         2,
@@ -269,6 +270,23 @@ def test_utf16_and_invalid_utf8_are_errors_at_their_line(repo, capsys):
     )
 
 
+
+
+def test_a_file_defining_a_table_read_elsewhere_that_is_not_utf8_is_an_error_of_the_run(repo, capsys):
+    # Checked alone, q.sql reads the view view.sql defines: it is analysed for q.sql's sake,
+    # and what it cannot decode is said - not q.sql's findings quietly gone.
+    (repo / "sortlint.yml").write_text("target: datafusion\nsources:\n  t:\n    columns: {a: int not null, b: int not null}\n")
+    (repo / "view.sql").write_bytes(b"-- caf\xe9\nCREATE VIEW v AS SELECT a, b FROM t WHERE b = 1;\n")
+    (repo / "q.sql").write_text("SELECT a, b FROM v ORDER BY b, a;\n")
+    assert main(["check", "--no-cache", "q.sql"]) == 2
+    assert capsys.readouterr() == (
+        "Found 0 findings. 1 error.\n",
+        "error: view.sql:1: not UTF-8 text: invalid continuation byte at byte 6 "
+        "(it defines v, which a checked file reads)\n",
+    )
+    (repo / "view.sql").write_bytes(b"-- cafe\nCREATE VIEW v AS SELECT a, b FROM t WHERE b = 1;\n")
+    assert main(["check", "--no-cache", "q.sql"]) == 1
+    assert out_lines(capsys)[0].startswith("q.sql:1:29: SL003 [*unsafe] sort key b is constant")
 # --- nesting -----------------------------------------------------------------------------------
 
 
@@ -341,3 +359,43 @@ def test_the_recursion_limit_is_never_said_as_a_parse_error():
             said.add("no stack left to say anything")
     assert "parsed" in said and "too deeply nested to analyse" in said
     assert not any(message.startswith("cannot parse SQL") for message in said), said
+
+
+# --- templates that never end -------------------------------------------------------------------
+
+NEVER_ENDS = "{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}"
+
+
+def test_a_template_that_never_ends_or_outgrows_its_budget_is_its_files_error(repo):
+    # 10**10 iterations, or 10**10 pieces of output: each file's one error within its
+    # budget (here 1 s and 1 MB), the other files still checked - in a real process, which
+    # the test would otherwise wait on for hours.
+    (repo / "sortlint.yml").write_text("dbt:\n  render_timeout: 1\n  render_max_bytes: 1000000\n")
+    (repo / "loops.sql").write_text(f"SELECT a FROM t\n{NEVER_ENDS}\n")
+    (repo / "grows.sql").write_text(NEVER_ENDS.replace("{% endfor %}", "SELECT 1;{% endfor %}", 1) + "\n")
+    started = time.monotonic()
+    result = run(["check", "--no-cache", "."], repo, timeout=60)
+    assert time.monotonic() - started < 30
+    assert (result.returncode, result.stdout, result.stderr) == (
+        2,
+        f"{FINDING}\nFound 1 finding in 1 file. 2 errors.\n",
+        "error: grows.sql:1: rendering produced more than 1000000 bytes (sortlint.yml's "
+        "`dbt: {render_max_bytes: ...}` sets the limit)\n"
+        "error: loops.sql:1: rendering took longer than 1 s; a template that never ends? "
+        "(sortlint.yml's `dbt: {render_timeout: ...}` sets the limit)\n",
+    )
+    # ran out of time, it is tried again: on a machine less busy it may render in time
+    assert run(["check", "."], repo, timeout=60).stderr.count("rendering took longer") == 1
+    assert run(["check", "."], repo, timeout=60).stderr.count("rendering took longer") == 1
+
+
+def test_the_render_budget_is_a_positive_whole_number(repo, capsys):
+    (repo / "sortlint.yml").write_text("dbt:\n  render_timout: 5\n")
+    assert main(["check", "q.sql"]) == 2
+    assert capsys.readouterr().err == (
+        f"error: {repo / 'sortlint.yml'}:2: unknown key 'render_timout' in dbt (did you mean "
+        "'render_timeout'?); allowed keys: render_max_bytes, render_timeout\n")
+    (repo / "sortlint.yml").write_text("dbt:\n  render_timeout: 0.5\n")
+    assert main(["check", "q.sql"]) == 2
+    assert capsys.readouterr().err == (
+        f"error: {repo / 'sortlint.yml'}:2: dbt.render_timeout must be a positive integer, got the number 0.5\n")

@@ -143,6 +143,19 @@ def test_statistics(repo, capsys):
     ]
 
 
+@pytest.mark.parametrize("form", ["sarif", "junit", "gitlab", "rdjson", "github"])
+def test_statistics_with_a_machine_format_is_a_usage_error(repo, capsys, form):
+    """The counts replace the report, as ruff's do; a SARIF or JUnit file holding a text
+    table would be no report at all, so nothing is written."""
+    assert main(["check", "--statistics", "--output-format", form, "--output-file", "report", "a,b.sql"]) == 2
+    assert capsys.readouterr() == (
+        "",
+        f"error: --statistics counts the findings in place of the report, in text or json; a {form} "
+        "report has no place for the counts: drop one of the two\n",
+    )
+    assert not (repo / "report").exists()
+
+
 def test_statistics_of_a_clean_check(repo, capsys):
     (repo / "clean.sql").write_text("SELECT host FROM events;\n")
     assert main(["check", "--statistics", "clean.sql"]) == 0

@@ -7,15 +7,19 @@ from __future__ import annotations
 import io
 import os
 import pty
+import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from sortlint import stages
 from sortlint.cli import main
 from sortlint.report.colors import wants_color
 from sortlint.report.progress import ProgressLine, progress_line
+from sortlint.sources.dbt.compiled import dbt_version
 
 ROOT = Path(__file__).resolve().parents[2]
 CATALOG = "sources:\n  events:\n    columns: {host: string not null, time: timestamp not null}\n"
@@ -142,6 +146,64 @@ def test_a_progress_line_shows_only_once_a_run_is_slow_and_leaves_nothing_behind
         "\r[##############################] 10/10 files"
         "\r\x1b[K"
     )
+
+
+def test_a_stage_no_file_s_takes_the_line_while_it_lasts():
+    stream, clock = io.StringIO(), Clock()
+    line = ProgressLine(stream, after=2.0, clock=clock)
+    clock.now = 2.5
+    line(0, 4)
+    stages.report(stages.Stage("rendering the dbt project with dbt"))
+    stages.report(stages.Stage("rendering the dbt project with dbt", 0, 3, "models"))
+    stages.report(stages.Stage("rendering the dbt project with dbt", 0, 3, "models"))  # drawn once
+    stages.report(stages.Stage("rendering the dbt project with dbt", 3, 3, "models"))
+    stages.report(None)
+    line(1, 4)
+    line.close()
+    stages.report(stages.Stage("rendering the dbt project with dbt"))  # closed: not listening
+    assert stream.getvalue() == (
+        "\r[..............................] 0/4 files"
+        "\r[..............................] rendering the dbt project with dbt"
+        "\r[..............................] rendering the dbt project with dbt: 0/3 models"
+        "\r[##############################] rendering the dbt project with dbt: 3/3 models"
+        "\r[..............................] 0/4 files\x1b[K"  # the rest of the longer line erased
+        "\r[#######.......................] 1/4 files"
+        "\r\x1b[K"
+    )
+
+
+STAGE = re.compile(r"\[([#.]{30})\] rendering the dbt project with dbt(?:: (\d+)/(\d+) models)?")
+
+
+@pytest.mark.dbt_core
+@pytest.mark.skipif(dbt_version() is None, reason="dbt-core is not installed (the dbt extra)")
+def test_while_dbt_renders_the_project_the_progress_line_counts_its_models(tmp_path):
+    """A one-file check of a model renders the whole project with dbt first (10 models in
+    the example project): the line says so, with how many models are done, then counts
+    files again. dbt runs afresh (an empty cache of its renderings)."""
+    project = tmp_path / "examples"
+    shutil.copytree(ROOT / "examples", project, ignore=shutil.ignore_patterns(".sortlint_cache"))
+    shown = run_on_terminal(project, "check", "--no-cache", "--dbt-renderer", "dbt",
+                            "dbt/models/marts/daily_refunds.sql",
+                            environment={"SORTLINT_CACHE_DIR": str(tmp_path / "cache"), "NO_COLOR": "1"})
+    progress, _, report = shown.rpartition("\r\x1b[K")
+    assert report.startswith("dbt/models/marts/daily_refunds.sql:7:22: SL103 group key status is constant")
+    drawn = progress.split("\r")
+    assert drawn[0] == ""
+    *rendering, files = drawn[1:]
+    assert files == "[..............................] 0/1 files\x1b[K"
+    counts = []
+    for text in rendering:
+        found = STAGE.fullmatch(text)
+        assert found is not None, text
+        bar, done, total = found.groups()
+        if total is None:
+            assert not counts and bar == "." * 30  # dbt is still reading the project
+            continue
+        assert total == "10" and bar == "#" * (30 * int(done) // 10) + "." * (30 - 30 * int(done) // 10)
+        counts.append(int(done))
+    assert counts == sorted(counts) and counts[-1] == 10
+    assert rendering[-1] == "[##############################] rendering the dbt project with dbt: 10/10 models"
 
 
 def test_no_progress_line_in_a_pipe_or_a_ci_log():

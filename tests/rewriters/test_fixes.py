@@ -135,8 +135,33 @@ def test_sl103_equal_key_becomes_the_kept_key(fix):
 
 def test_sl103_determined_key_becomes_any_value(fix):
     assert fix(
-        "SELECT event_id, level, count(*) AS n FROM events GROUP BY event_id, level", "--unsafe-fixes"
-    ) == "SELECT event_id, any_value(level) AS level, count(*) AS n FROM events GROUP BY event_id"
+        "SELECT event_id, latency_ms, time, count(*) AS n FROM events GROUP BY event_id, latency_ms, time",
+        "--unsafe-fixes",
+    ) == (
+        "SELECT event_id, any_value(latency_ms) AS latency_ms, any_value(time) AS `time`, count(*) AS n "
+        "FROM events GROUP BY event_id"
+    )
+
+
+def test_sl103_withholds_any_value_of_a_string_on_spark(fix, tmp_path, capsys):
+    # Spark cannot update a string's aggregation buffer in place: any_value(level) would make
+    # the aggregate a SortAggregate (tests/rewriters/test_spark_runs_fixes.py measures it).
+    sql = "SELECT event_id, level, count(*) AS n FROM events GROUP BY event_id, level"
+    assert fix(sql, "--unsafe-fixes") == sql
+    capsys.readouterr()
+    main(["check", "--output-format", "full", str(tmp_path / "q.sql")])
+    assert (
+        "= no fix: drop the group key level: keeping its column as any_value would make the aggregate sort "
+        "every row (a SortAggregate, not a HashAggregate): a string has no fixed-width aggregation buffer"
+    ) in capsys.readouterr().out
+    # A key the select list does not show needs no any_value: it is dropped.
+    assert fix(
+        "SELECT event_id, count(*) AS n FROM events GROUP BY event_id, level", "--unsafe-fixes"
+    ) == "SELECT event_id, count(*) AS n FROM events GROUP BY event_id"
+    # DataFusion hashes whatever the value's type.
+    assert fix(sql, "--unsafe-fixes", catalog=CATALOG.replace("target: spark", "target: datafusion")) == (
+        "SELECT event_id, any_value(level) AS level, count(*) AS n FROM events GROUP BY event_id"
+    )
 
 
 def test_sl103_constant_is_written_as_a_value_of_the_key_type(fix):

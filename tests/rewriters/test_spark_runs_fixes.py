@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import pytest
 
+import spark_oracle as oracle
 import spark_support
 from spark_support import spark  # noqa: F401  (the session fixture)
 
@@ -42,6 +43,8 @@ sources:
   {DB}.customers:
     columns: {{customer_id: bigint not null, region: string not null, name: string}}
     bucketing: {{by: [customer_id], buckets: 4, sorted_by: [customer_id, region]}}
+  {DB}.tickets:
+    columns: {{id: bigint not null, kind: string not null, tier: bigint not null, channel: string}}
 """
 TABLES = {
     "events": (
@@ -96,8 +99,14 @@ CASES = {
         "GROUP BY 1",
     ),
     "any_value_by_position": Case(
+        f"SELECT event_id, latency_ms, count(*) AS n FROM {E} GROUP BY 1, 2 ORDER BY 1",
+        f"SELECT event_id, any_value(latency_ms) AS latency_ms, count(*) AS n FROM {E} GROUP BY 1 ORDER BY 1",
+        order=((0, *ASC),),
+    ),
+    # any_value of a string would make the aggregate a SortAggregate: the key stays.
+    "string_key_kept": Case(
         f"SELECT event_id, level, count(*) AS n FROM {E} GROUP BY 1, 2 ORDER BY 1",
-        f"SELECT event_id, any_value(level) AS level, count(*) AS n FROM {E} GROUP BY 1 ORDER BY 1",
+        f"SELECT event_id, level, count(*) AS n FROM {E} GROUP BY 1, 2 ORDER BY 1",
         order=((0, *ASC),),
     ),
     "any_value_by_alias": Case(
@@ -119,8 +128,12 @@ CASES = {
         f"SELECT o.code, o.code AS code2, count(*) AS n FROM {O} o JOIN {O} p ON o.code = p.code GROUP BY 1",
     ),
     "repeated_key_beside_a_unique_key": Case(
+        f"SELECT event_id, latency_ms, count(*) AS n FROM {E} GROUP BY event_id, latency_ms, latency_ms",
+        f"SELECT event_id, any_value(latency_ms) AS latency_ms, count(*) AS n FROM {E} GROUP BY event_id",
+    ),
+    "repeated_string_key_beside_a_unique_key": Case(
         f"SELECT event_id, level, count(*) AS n FROM {E} GROUP BY event_id, level, level",
-        f"SELECT event_id, any_value(level) AS level, count(*) AS n FROM {E} GROUP BY event_id",
+        f"SELECT event_id, level, count(*) AS n FROM {E} GROUP BY event_id, level",
     ),
     "literal_key_and_a_sole_constant_key": Case(
         f"SELECT host, max(latency_ms) AS m FROM {E} WHERE host = 'b' GROUP BY host, 'k' ORDER BY 1, 2",
@@ -217,6 +230,100 @@ def test_spark_plans_the_fixed_statement_and_returns_the_same_rows(tables, fixed
     assert spark_support.is_sorted_by(after, case.order)
     if case.total_order:
         assert after == before
+
+
+# ---------------------------------------------------------------------------------------------
+# No fix makes Spark's plan worse (issue 32)
+
+# Operators that cost a pass over the rows, or a shuffle: a fix may remove them, never add one.
+COSTS = ("Sort", "ShuffleExchange", "BroadcastExchange", "SortAggregate", "ObjectHashAggregate")
+# SL101's fix is there to make an aggregate stream over rows Spark already has sorted.
+STREAMS = {"reordered_group_keys"}
+
+
+def plan_costs(spark, sql: str) -> Counter:
+    with oracle.settings(spark, {"spark.sql.shuffle.partitions": "4"}):
+        return Counter(node for node in oracle.physical_nodes(spark, sql) if node in COSTS)
+
+
+def assert_no_worse(before: Counter, after: Counter, streams: bool = False) -> None:
+    for node in COSTS:
+        if not (streams and node == "SortAggregate"):
+            assert after[node] <= before[node], f"{node}: {before} -> {after}"
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_no_fix_makes_the_plan_worse(tables, fixed, name):
+    assert_no_worse(plan_costs(tables, CASES[name].before), plan_costs(tables, fixed[name]), name in STREAMS)
+
+
+T = f"{DB}.tickets"
+# Another file writes the table the readers below group: kind and tier are constant in it.
+UPSTREAM = f"CREATE TABLE {DB}.emails AS SELECT id, kind, tier, channel FROM {T} WHERE kind = 'email' AND tier = 2;\n"
+CONSTANT_KEYS = {
+    # The issue's statement: SL003 drops kind from ORDER BY; any_value(kind) would make both
+    # aggregates SortAggregates, with a sort before each - kind stays grouped.
+    "string_from_another_file": (
+        f"SELECT kind, channel, count(*) AS n FROM {DB}.emails GROUP BY kind, channel ORDER BY channel, kind",
+        f"SELECT kind, channel, count(*) AS n FROM {DB}.emails GROUP BY kind, channel ORDER BY channel",
+    ),
+    "bigint_from_another_file": (
+        f"SELECT tier, channel, count(*) AS n FROM {DB}.emails GROUP BY tier, channel ORDER BY channel, tier",
+        f"SELECT any_value(tier) AS tier, channel, count(*) AS n FROM {DB}.emails GROUP BY channel ORDER BY channel",
+    ),
+    "string_from_the_query": (
+        f"SELECT kind, channel, count(*) AS n FROM {T} WHERE kind = 'chat' GROUP BY kind, channel "
+        "ORDER BY channel, kind",
+        f"SELECT 'chat' AS kind, channel, count(*) AS n FROM {T} WHERE kind = 'chat' GROUP BY channel "
+        "ORDER BY channel",
+    ),
+}
+HASHED = ["HashAggregate(Final)", "HashAggregate(Partial)"]
+
+
+@pytest.fixture(scope="module")
+def tickets(tables):
+    """`tickets` in four files, and `emails`, written from it by UPSTREAM."""
+    rows = [(i, ["email", "chat", "sms"][i % 3], i % 2 + 1, [None, "web", "phone", "mail"][i % 4]) for i in range(400)]
+    frame = tables.createDataFrame(rows, "id bigint, kind string, tier bigint, channel string")
+    frame.repartition(4).write.mode("overwrite").saveAsTable(T)
+    tables.sql(f"DROP TABLE IF EXISTS {DB}.emails")
+    tables.sql(UPSTREAM.rstrip(";\n"))
+    return tables
+
+
+@pytest.fixture(scope="module")
+def constant_keys_fixed(tmp_path_factory) -> dict[str, str]:
+    root = tmp_path_factory.mktemp("constant-keys")
+    (root / "sortlint.yml").write_text(CATALOG)
+    (root / "a_create.sql").write_text(UPSTREAM)
+    for name, (before, _) in CONSTANT_KEYS.items():
+        (root / f"c_{name}.sql").write_text(before + "\n")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(root)
+        assert main(["check", "--fix", "--unsafe-fixes", "."]) in (0, 1)
+    return {name: (root / f"c_{name}.sql").read_text().rstrip("\n") for name in CONSTANT_KEYS}
+
+
+@pytest.mark.parametrize("name", CONSTANT_KEYS)
+def test_a_constant_group_key_is_dropped_only_where_spark_still_hashes(tickets, constant_keys_fixed, name):
+    before, after = CONSTANT_KEYS[name]
+    fixed = constant_keys_fixed[name]
+    # Before: one sort (the ORDER BY), its range exchange and the aggregate's hash exchange.
+    assert plan_costs(tickets, before) == Counter({"Sort": 1, "ShuffleExchange": 2})
+    assert plan_costs(tickets, fixed) == Counter({"Sort": 1, "ShuffleExchange": 2})
+    assert oracle.aggregate_kind(tickets, fixed) == HASHED
+    assert fixed == after
+    got, expected = rows(tickets, fixed), rows(tickets, before)
+    assert expected and Counter(got) == Counter(expected)
+    assert spark_support.is_sorted_by(got, ((1, *ASC),))
+
+
+def test_any_value_of_a_string_key_makes_spark_sort_to_aggregate(tickets):
+    # What the fix wrote before: the issue's plan, two more sorts and two SortAggregates.
+    old_fix = f"SELECT any_value(kind) AS kind, channel, count(*) AS n FROM {DB}.emails GROUP BY channel ORDER BY channel"
+    assert plan_costs(tickets, old_fix) == Counter({"Sort": 3, "ShuffleExchange": 2, "SortAggregate": 2})
+    assert oracle.aggregate_kind(tickets, old_fix) == ["SortAggregate(Final)", "SortAggregate(Partial)"]
 
 
 # ---------------------------------------------------------------------------------------------

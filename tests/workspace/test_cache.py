@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import pickle
+import stat
 import subprocess
 import sys
 import textwrap
@@ -143,8 +144,9 @@ def test_an_edited_upstream_table_model_changes_what_its_readers_know_under_spar
     write(project, {"sortlint.yml": CATALOG.replace("datafusion", "spark")})
 
     def cited_as_a_table(lines: list[str]) -> list[str]:
+        # ... and, the keys being strings, SL103 has no fix: any_value would make Spark sort.
         return [line.replace("(models/staging/stg_events.sql:1)", "(line 1) in models/staging/stg_events.sql")
-                for line in lines]
+                .replace("SL103 [*unsafe]", "SL103") for line in lines]
 
     assert findings(project, capsys, *arguments) == cited_as_a_table(KIND_EMAIL)
     write(project, {"models/staging/stg_events.sql": STAGED.replace("kind = {{ wanted_kind() }}", "host = 'a'")})
@@ -329,6 +331,25 @@ def test_a_damaged_cache_is_ignored_with_one_note(project, capsys, damage):
     assert run(project, capsys) == (KIND_EMAIL, "")  # written anew
 
 
+def test_an_entry_that_is_not_a_regular_file_is_never_replaced(project, capsys):
+    """A rename over it would replace a device (as root, any device) with a file."""
+    assert findings(project, capsys) == KIND_EMAIL
+    for path in records(project):
+        path.unlink()
+        try:
+            os.mknod(path, stat.S_IFCHR | 0o666, os.makedev(1, 3))  # a null device
+        except PermissionError:
+            pytest.skip("mknod needs root")
+    found, said = run(project, capsys)
+    assert found == KIND_EMAIL
+    assert all(stat.S_ISCHR(path.stat().st_mode) for path in records(project))
+    assert sorted(said.splitlines()) == sorted(
+        line for path in records(project)
+        for line in (f"note: ignored an unreadable cache entry {path.relative_to(project)} (EOFError)",
+                     f"note: left alone a cache entry that is not a regular file: {path.relative_to(project)}")
+    )
+
+
 def test_a_read_only_cache_is_used_without_writing_with_one_note(project, capsys):
     if os.geteuid() == 0:
         pytest.skip("root writes into read-only folders")
@@ -356,6 +377,64 @@ def test_two_checks_at_once_both_report_right(project):
         assert [line for line in out.splitlines() if ": SL" in line] == KIND_EMAIL
         assert err == ""
     assert len(records(project)) == 3
+
+
+def sortlint_in(folder: Path, *arguments: str) -> str:
+    """What `sortlint check` prints, run as a command in `folder`."""
+    done = subprocess.run([sys.executable, "-m", "sortlint", "check", "--dbt-renderer", "builtin", *arguments],
+                          cwd=folder, capture_output=True, text=True, timeout=300,
+                          env={k: v for k, v in os.environ.items() if k != "SORTLINT_CACHE_DIR"})
+    assert done.returncode in (0, 1) and done.stderr == "", done.stdout + done.stderr
+    return done.stdout
+
+
+def test_an_upstream_model_cached_from_another_folder_is_cited_from_this_one(tmp_path):
+    """The upstream model's record, made by a run in the project's parent folder, is taken
+    by a run inside the project, which names the model's file as it would without it. (Under
+    Spark a model is a table: its facts, cited in its record, are what its readers cite.)"""
+    project = tmp_path / "proj"
+    write(project, {
+        "sortlint.yml": CATALOG.replace("datafusion", "spark"),
+        "dbt_project.yml": PROJECT,
+        "macros/kinds.sql": MACROS,
+        "models/schema.yml": SCHEMA,
+        "models/staging/stg_events.sql": STAGED,
+        "models/marts/daily.sql": DAILY,
+    })
+    from_parent = sortlint_in(tmp_path, "proj/models/marts/daily.sql")
+    assert "(line 1) in proj/models/staging/stg_events.sql" in from_parent
+    made = sorted((project / ".sortlint_cache" / "files").glob("*.pickle"))
+    inside = sortlint_in(project / "models", "marts/daily.sql")
+    assert inside == sortlint_in(project / "models", "--no-cache", "marts/daily.sql")
+    assert inside == "\n".join([
+        "marts/daily.sql:3:10: SL103 group key kind is constant: WHERE events.kind = 'email' "
+        "(line 1) in staging/stg_events.sql (code outside this statement, which may change) [upstream]",
+        "marts/daily.sql:4:10: SL003 [*unsafe] sort key kind is constant: WHERE events.kind = 'email' "
+        "(line 1) in staging/stg_events.sql (code outside this statement, which may change) [upstream]",
+        "Found 2 findings in 1 file.",
+        "",
+    ])
+    # Only the checked file, named another way, was analysed again: the upstream model's
+    # record (and the macro file's) were taken.
+    assert len(set((project / ".sortlint_cache" / "files").glob("*.pickle")) - set(made)) == 1
+
+
+def test_a_declaration_cached_from_another_folder_is_cited_from_this_one(tmp_path):
+    project = tmp_path / "proj"
+    write(project, {
+        "sortlint.yml": "target: spark\nsources:\n  raw.events:\n"
+                        "    columns: {id: bigint not null, kind: string not null}\n    unique: [[id]]\n",
+        "warehouse/counts.sql": "select id, kind, count(*) as n\nfrom raw.events\ngroup by id, kind\n",
+    })
+    checked = str(project / "warehouse" / "counts.sql")  # named alike from anywhere: one record
+    assert "(proj/sortlint.yml:3)" in sortlint_in(tmp_path, checked)
+    inside = sortlint_in(project, checked)
+    assert inside == sortlint_in(project, "--no-cache", checked)
+    assert inside == (
+        f"{checked}:3:14: SL103 group key kind is determined by the earlier keys: "
+        "declared unique key (id) of raw.events (sortlint.yml:3) [declared]\n"
+        "Found 1 finding in 1 file.\n"
+    )
 
 
 def test_clean_removes_the_cache(project, capsys):

@@ -28,12 +28,30 @@ FIX_ALL = "source.fixAll.sortlint"
 FIX_ALL_TITLE = "Fix all safe sortlint findings"
 
 
-def lines_of(text: str) -> list[str]:
-    return text.split("\n")
+class Lines(list):
+    """A text's lines, each one's being ASCII found once (a one-line file of megabytes has
+    thousands of findings on its line)."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text.split("\n"))
+        self._ascii: dict[int, bool] = {}
+
+    def ascii(self, index: int) -> bool:
+        if index not in self._ascii:
+            self._ascii[index] = self[index].isascii()
+        return self._ascii[index]
+
+
+def lines_of(text: str) -> Lines:
+    return Lines(text)
 
 
 def position(lines: Sequence[str], codec: PositionCodec, line: int, column: int) -> types.Position:
     """The LSP position of a 1-based line and column (in characters)."""
+    if 0 < line <= len(lines) and column > 0 and isinstance(lines, Lines) and lines.ascii(line - 1):
+        # A character of ASCII is one code unit in every encoding: the codec's count, one
+        # character at a time, cost ~2 s for the 13,600 findings of a 2 MB file.
+        return types.Position(line=line - 1, character=min(column - 1, len(lines[line - 1])))
     return codec.position_to_client_units(lines, types.Position(line=line - 1, character=column - 1))
 
 

@@ -1,38 +1,66 @@
 """The language server: pygls over stdio.
 
 When documents are checked: at once when one is opened, saved or closed; `DEBOUNCE` seconds
-after the last change, so that typing is checked once it pauses (a newer change cancels the
-check an older one was waiting for). A check covers every open document of each project a
-change touched - a model's readers see its new text - and publishes each one's diagnostics;
-a document whose text changed while it was checked is left to the check its change asked
-for. Checks run one at a time on a thread of their own, so that the server keeps reading
-the client's messages meanwhile (and `standing_in` is never shared by two checks).
+after the last change, so that typing is checked once it pauses. Each open document has
+checks of its own, each in a process of its own (`jobs`): a small document's diagnostics
+never wait for a big one's check, and a change to a document kills the check of its older
+text at once - that check publishes nothing. A change (or a close, or a change to another
+file, such as the configuration) also checks the project's other open documents again - a
+model's readers see its new text - once each one's own running check, if any, is done; what
+did not change is taken from the cache. A document whose text changed while it was checked
+is left to the check its change asked for.
 
 Errors of other files the check read - the configuration, a catalog - are published on
 those files, and cleared there once they are gone.
+
+A message the server cannot read is logged and the server goes on (`transport`); `exit`
+ends the process at once, checks running or not, with 0 after `shutdown` and 1 without, as
+the protocol says.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import sys
-from concurrent.futures import ThreadPoolExecutor
+import threading
+import time
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
+from pygls.io_ import StdinAsyncReader, StdoutWriter
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
+from pygls.protocol.language_server import lsp_method
 from pygls.uris import to_fs_path
 from pygls.workspace import TextDocument
 
 from sortlint import __version__
 from sortlint.diagnostics import Applicability, Finding
-from sortlint.integrations.lsp import protocol
-from sortlint.integrations.lsp.checking import ProjectCheck, Settings, check_documents, fix_safely
+from sortlint.integrations.lsp import jobs, protocol
+from sortlint.integrations.lsp.checking import (
+    Earlier,
+    ProjectCheck,
+    Settings,
+    check_big_document,
+    check_documents,
+    fix_safely,
+)
+from sortlint.integrations.lsp.transport import read_messages
 from sortlint.sources.registry import SUFFIXES
 
 DEBOUNCE = 0.3  # seconds without a change before the changed documents are checked
+# Characters from which a document has a process of its own that keeps its analysis,
+# statement by statement, to analyse again only the statements an edit touched (below,
+# a check reads the whole file from the cache or analyses it afresh: a few hundred ms).
+BIG = 100_000
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -44,54 +72,147 @@ class Shown:
     findings: tuple[tuple[Finding, types.Diagnostic], ...]
 
 
+class Refusal(JsonRpcException):
+    """A request the server answers with an error that is no bug of its own: the client is
+    told why, and no traceback is logged."""
+
+    CODE = JsonRpcInvalidParams.CODE
+
+
+class SortlintProtocol(LanguageServerProtocol):
+    def _send_handler_result(self, future, *, msg_id):
+        refusal = None if future.cancelled() else future.exception()
+        if not isinstance(refusal, Refusal):
+            super()._send_handler_result(future, msg_id=msg_id)
+            return
+        self._request_futures.pop(msg_id, None)
+        logger.info("refused request %s: %s", msg_id, refusal.message)
+        self._send_response(msg_id, error=refusal.to_response_error())
+
+    @lsp_method(types.WORKSPACE_EXECUTE_COMMAND)
+    def lsp_workspace__execute_command(self, params: types.ExecuteCommandParams):
+        # pygls raises for an unknown command from inside its handler, which logs a traceback.
+        if params.command not in self.fm.commands:
+            raise Refusal(f"unknown command {params.command}")
+        return (yield from super().lsp_workspace__execute_command(params))
+
+
 class SortlintServer(LanguageServer):
     def __init__(self, settings: Settings) -> None:
-        super().__init__("sortlint", __version__)
+        super().__init__("sortlint", __version__, protocol_cls=SortlintProtocol)
         self.settings = settings
-        self.checker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sortlint-check")
-        self.lock = asyncio.Lock()
-        self.changed: set[Path] = set()  # files changed since the last check was scheduled
+        self.changed: dict[Path, bool] = {}  # files changed since the last check was scheduled: whether their text did
         self.waiting: asyncio.Task | None = None  # the debounce before the next check
+        self.running: dict[Path, asyncio.Task] = {}  # by document (or project, with none open): its check
+        self.again: set[Path] = set()  # documents to check again once their running check is done
         self.shown: dict[str, Shown] = {}  # by document URI
         self.elsewhere: dict[Path | None, set[str]] = {}  # by project: other files' URIs given errors
         self.said: set[str] = set()  # messages logged once
+        self.workers: dict[Path, jobs.Worker] = {}  # by big document: the process that checks it
+        self.shut_down = False
 
-    def schedule(self, uri: str, delay: float) -> None:
-        self.changed.add(_path(uri))
+    def schedule(self, uri: str, delay: float, edited: bool) -> None:
+        """Check the document (and, when its text was `edited`, its project's other open
+        documents) `delay` seconds from now, unless another change comes first."""
+        path = _path(uri)
+        self.changed[path] = self.changed.get(path, False) or edited
+        if edited and path in self.running:
+            self.running.pop(path).cancel()  # a check of the text before: no one wants it now
         if self.waiting is not None:
             self.waiting.cancel()
         self.waiting = asyncio.get_running_loop().create_task(self._after(delay))
 
     async def _after(self, delay: float) -> None:
         await asyncio.sleep(delay)
-        changed, self.changed, self.waiting = self.changed, set(), None
-        # A task of its own: a later change cancels a debounce, never a check under way.
-        asyncio.get_running_loop().create_task(self.recheck(changed))
+        changed, self.changed, self.waiting = self.changed, {}, None
+        documents = self.open_files()
+        checkable = {path for path in documents if path.suffix in SUFFIXES}
+        followers: set[Path] = set()
+        for path, edited in sorted(changed.items()):
+            own = path in checkable
+            if own:
+                self._start(path, restart=edited)
+            if edited or not own:
+                project = self.settings.project_of(path)
+                others = {other for other in checkable if other != path and self.settings.project_of(other) == project}
+                followers |= others
+                if not others and not own and project is not None:
+                    self._start(project, restart=False)  # no document: the configuration alone
+        for path in sorted(followers - set(changed)):
+            self._start(path, restart=False)
 
-    async def recheck(self, changed: set[Path]) -> None:
-        async with self.lock:
-            for project in dict.fromkeys(self.settings.project_of(path) for path in sorted(changed)):
-                await self._check_project(project)
+    def _start(self, key: Path, restart: bool) -> None:
+        """Check a document (or, `key` a project, its configuration): now, killing a check
+        under way when `restart`, else once the check under way is done."""
+        task = self.running.get(key)
+        if task is not None and not task.done():
+            if not restart:
+                self.again.add(key)
+                return
+            task.cancel()
+        self.again.discard(key)
+        self.running[key] = asyncio.get_running_loop().create_task(self._check(key))
 
-    async def _check_project(self, project: Path | None) -> None:
-        documents = {
-            path: document
-            for path, document in self.open_files().items()
-            if path.suffix in SUFFIXES and self.settings.project_of(path) == project
-        }
-        texts = {path: document.source for path, document in documents.items()}
-        found = await asyncio.get_running_loop().run_in_executor(
-            self.checker, check_documents, list(documents), project, self.buffers(), self.settings
-        )
-        for path, document in documents.items():
-            if document.source == texts[path]:
-                self._show(document.uri, texts[path], document.version, found, path)
-        self._show_elsewhere(project, found, set(documents))
+    async def _check(self, key: Path) -> None:
+        try:
+            document = self.open_files().get(key)
+            if document is not None:
+                await self._check_document(key, document)
+            elif key.suffix not in SUFFIXES:  # a project's configuration, no document of it open
+                await self._check_configuration(key)
+        except jobs.Killed:  # closed meanwhile, or the check's process died
+            logger.info("the check of %s ended without an answer", key)
+        except Exception:  # sortlint's own bug: logged, the server goes on
+            logger.exception("checking %s", key)
+        finally:
+            if self.running.get(key) is asyncio.current_task():
+                del self.running[key]
+                if key in self.again:
+                    self._start(key, restart=False)
+
+    async def _check_document(self, path: Path, document: TextDocument) -> None:
+        project = self.settings.project_of(path)
+        text, version = document.source, document.version
+        started = time.perf_counter()
+        if len(text) >= BIG and jobs.forking():
+            worker = self.workers.get(path)
+            if worker is None:
+                worker = self.workers[path] = jobs.Worker(partial(_check_big, self.settings))
+            found = await worker.ask((path, project, self.buffers()))
+        else:
+            found = await jobs.run(check_documents, [path], project, self.buffers(), self.settings)
+        self.window_log_message(types.LogMessageParams(type=types.MessageType.Log, message=(
+            f"checked {_shown_path(path)} (version {version}) in {time.perf_counter() - started:.2f} s"
+            + (", the statements no edit touched taken from the check before" if found.incremental else "")
+        )))
+        if document.source == text and self.open_files().get(path) is document:
+            self._show(document.uri, text, version, found, path)
+        self._show_elsewhere(project, found)
+        self._say(found)
+
+    async def _check_configuration(self, project: Path) -> None:
+        found = await jobs.run(check_documents, [], project, self.buffers(), self.settings)
+        self._show_elsewhere(project, found)
+        self._say(found)
+
+    def _say(self, found: ProjectCheck) -> None:
         for kind, messages in ((types.MessageType.Info, found.messages), (types.MessageType.Warning, found.warnings)):
             for message in messages:
                 if message not in self.said:
                     self.said.add(message)
                     self.window_log_message(types.LogMessageParams(type=kind, message=message))
+
+    def complain(self, text: str) -> None:
+        """Say what went wrong with a message from the client (it is logged, not shown)."""
+        logger.warning("%s", text)
+        self.window_log_message(types.LogMessageParams(type=types.MessageType.Warning, message=f"sortlint: {text}"))
+
+    def end(self, code: int) -> None:
+        """End the process now: a check under way - a template rendering forever - is
+        killed, not waited for (nor is the thread reading the client's messages)."""
+        jobs.kill_all()
+        logging.shutdown()
+        os._exit(code)
 
     def open_files(self) -> dict[Path, TextDocument]:
         """The open documents that are files (an untitled buffer has no configuration)."""
@@ -120,10 +241,11 @@ class SortlintServer(LanguageServer):
             types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=version)
         )
 
-    def _show_elsewhere(self, project: Path | None, found: ProjectCheck, documents: set[Path]) -> None:
-        """Publish the errors of files other than the documents checked, and clear the
-        files that had some the last time and have none now."""
-        resolved_documents = {path.resolve() for path in documents}
+    def _show_elsewhere(self, project: Path | None, found: ProjectCheck) -> None:
+        """Publish the errors of files other than the open documents (each one's own check
+        publishes its diagnostics), and clear the files that had some the last time and
+        have none now."""
+        resolved_documents = {path.resolve() for path in self.open_files()}
         codec = self.workspace.position_codec
         now: set[str] = set()
         for path, errors in found.errors.items():
@@ -149,10 +271,11 @@ class SortlintServer(LanguageServer):
 
     async def fix_all(self, uri: str) -> types.WorkspaceEdit:
         """The edit applying every safe fix of the document as it is now (none: nothing to fix)."""
-        text = self.workspace.get_text_document(uri).source
-        fixed = await asyncio.get_running_loop().run_in_executor(
-            self.checker, fix_safely, _path(uri), self.buffers(), self.settings
-        )
+        document = self.workspace.text_documents.get(uri)
+        if document is None:  # an action made for a document closed since (or deleted)
+            raise Refusal(f"cannot fix {uri}: it is not open; ask for its code actions again")
+        text = document.source
+        fixed = await jobs.run(fix_safely, _path(uri), self.buffers(), self.settings)
         if fixed is None or fixed == text:
             return types.WorkspaceEdit(changes={})
         return protocol.replacement(uri, text, fixed, self.workspace.position_codec)
@@ -168,6 +291,19 @@ def _path(uri: str) -> Path:
     return Path(to_fs_path(uri) or uri)
 
 
+def _shown_path(path: Path) -> str:
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
+def _check_big(settings: Settings, request: tuple[Path, Path | None, dict[Path, str]], earlier: Earlier | None):
+    """A big document's check, in its worker (`jobs.Worker`), which keeps `earlier`."""
+    document, project, buffers = request
+    return check_big_document(document, project, buffers, settings, earlier)
+
+
 def build(settings: Settings) -> SortlintServer:
     server = SortlintServer(settings)
 
@@ -179,24 +315,35 @@ def build(settings: Settings) -> SortlintServer:
         if root and Path(root).is_dir():
             os.chdir(root)
 
+    @server.feature(types.SHUTDOWN)
+    def shutting_down(ls: SortlintServer, params: Any) -> None:
+        ls.shut_down = True
+
+    @server.feature(types.EXIT)
+    def exiting(ls: SortlintServer, params: Any) -> None:
+        ls.end(0 if ls.shut_down else 1)
+
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     async def opened(ls: SortlintServer, params: types.DidOpenTextDocumentParams) -> None:
-        ls.schedule(params.text_document.uri, 0)
+        ls.schedule(params.text_document.uri, 0, edited=False)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     async def changed(ls: SortlintServer, params: types.DidChangeTextDocumentParams) -> None:
-        ls.schedule(params.text_document.uri, DEBOUNCE)
+        ls.schedule(params.text_document.uri, DEBOUNCE, edited=True)
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     async def saved(ls: SortlintServer, params: types.DidSaveTextDocumentParams) -> None:
-        ls.schedule(params.text_document.uri, 0)
+        ls.schedule(params.text_document.uri, 0, edited=False)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     async def closed(ls: SortlintServer, params: types.DidCloseTextDocumentParams) -> None:
         uri = params.text_document.uri
         ls.shown.pop(uri, None)
+        worker = ls.workers.pop(_path(uri), None)
+        if worker is not None:
+            worker.end()
         ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
-        ls.schedule(uri, 0)  # its readers now read the file as saved
+        ls.schedule(uri, 0, edited=True)  # its readers now read the file as saved
 
     @server.feature(
         types.TEXT_DOCUMENT_CODE_ACTION,
@@ -207,7 +354,8 @@ def build(settings: Settings) -> SortlintServer:
     async def code_actions(ls: SortlintServer, params: types.CodeActionParams) -> list[types.CodeAction] | None:
         uri = params.text_document.uri
         shown = ls.shown.get(uri)
-        if shown is None or shown.text != ls.workspace.get_text_document(uri).source:
+        document = ls.workspace.text_documents.get(uri)
+        if shown is None or document is None or shown.text != document.source:
             return None  # the findings are of an older text; its check is on its way
         only = params.context.only
         actions = []
@@ -228,18 +376,38 @@ def build(settings: Settings) -> SortlintServer:
 
     @server.feature(types.CODE_ACTION_RESOLVE)
     async def resolve(ls: SortlintServer, action: types.CodeAction) -> types.CodeAction:
-        if action.kind == protocol.FIX_ALL and isinstance(action.data, dict) and action.edit is None:
-            action.edit = await ls.fix_all(action.data["uri"])
+        if action.kind == protocol.FIX_ALL and action.edit is None:
+            uri = action.data.get("uri") if isinstance(action.data, dict) else None
+            if not isinstance(uri, str):
+                raise Refusal(f"not an action sortlint made: its data is {action.data!r}")
+            action.edit = await ls.fix_all(uri)
         return action
 
     return server
 
 
 def serve(settings: Settings) -> None:
-    """Speak LSP on stdin and stdout until the client says exit."""
+    """Speak LSP on stdin and stdout until the client says exit (or closes stdin)."""
     protocol_out = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     # The protocol has stdout to itself: whatever else would print there (a library's
     # print) goes to stderr, which clients log.
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
     sys.stdout = sys.stderr
-    build(settings).start_io(sys.stdin.buffer, protocol_out)
+    # And stdin to itself, read through a file object of its own: a check's process, forked
+    # while a thread waits for the client inside that object's lock, closes `sys.stdin` as it
+    # starts, which would wait for that lock forever.
+    protocol_in = os.fdopen(os.dup(sys.stdin.fileno()), "rb")
+    sys.stdin = open(os.devnull)
+    if jobs.forking():
+        jobs.preload()
+    server = build(settings)
+    server.protocol.set_writer(StdoutWriter(protocol_out))
+    stop = server._stop_event = threading.Event()
+    try:
+        asyncio.run(read_messages(stop, StdinAsyncReader(protocol_in, server.thread_pool), server.protocol, server.complain))
+    except BrokenPipeError:
+        logger.error("the connection to the client is lost")
+    finally:
+        jobs.kill_all()
+    # stdin closed without `exit`: the thread pool's reader is done, and no check is left.
+    server.end(1 if not server.shut_down else 0)

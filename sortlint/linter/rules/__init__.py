@@ -61,5 +61,7 @@ def rules() -> tuple[Rule, ...]:
     return tuple(_rule(name) for name in MODULES)
 
 
-def rule(code: str) -> Rule | None:
-    return next((r for r in rules() if r.code == code.upper()), None)
+def rule(code_or_name: str) -> Rule | None:
+    """The rule with this code (`SL001`) or name (`unnecessary-sort`), as ruff's `rule` takes either."""
+    wanted = code_or_name.strip()
+    return next((r for r in rules() if r.code == wanted.upper() or r.name == wanted.lower()), None)

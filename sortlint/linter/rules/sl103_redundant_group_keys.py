@@ -29,10 +29,18 @@ constant becomes its value as a literal of the column's type (`'app.example.com'
 type becomes the kept key (`a AS a_clone`), anything else `any_value(col) AS col` (a constant
 that another file's code makes too: its value is not copied into this file) - except a
 floating-point column, whose group shows -0.0 as 0.0 while `any_value` would not, and a
-column of unknown type. A literal is never rewritten (`any_value('-')` named by `GROUP BY 3`
-is an aggregate in the GROUP BY, which Spark refuses: `GROUP_BY_POS_AGGREGATE`). A repeated
-key goes alone: the key it repeats still shows the column. A key the statement still reads
-elsewhere (HAVING, a window, ORDER BY over the input, another select item) is not dropped.
+column of unknown type. Under `target: spark`, `any_value` only where Spark updates its
+aggregation buffer in place (`UnsafeRow.isMutable`: booleans, integers, decimals, dates,
+timestamps): over a string Spark turns the aggregate into a SortAggregate, sorting every
+row on each side of the shuffle where it hashed - measured on issue 32's
+`GROUP BY kind, channel ORDER BY channel`, 1 sort, 2 exchanges and 2 HashAggregates
+become 3 sorts, 2 exchanges and 2 SortAggregates. One key less to hash is not worth that:
+the key stays, and the finding says why it has no fix (a key the select list does not show
+needs no `any_value`, and goes). A literal is never rewritten (`any_value('-')` named by
+`GROUP BY 3` is an aggregate in the GROUP BY, which Spark refuses: `GROUP_BY_POS_AGGREGATE`).
+A repeated key goes alone: the key it repeats still shows the column. A key the statement
+still reads elsewhere (HAVING, a window, ORDER BY over the input, another select item) is
+not dropped.
 No fix either when every other key is redundant too (a literal one included): the fixes
 would leave a GROUP BY of nothing, whose one group is one row on an empty input where the
 grouped statement returns none.
@@ -53,13 +61,14 @@ reason (`[query]`) and its fix is safe.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 
 from sortlint.diagnostics import Finding
-from sortlint.linter.context import Context
+from sortlint.linter.context import Context, FixWithheld
 from sortlint.linter.redundancy import describe
 from sortlint.ordering import KeyVerdict, SortKey
 from sortlint.ordering.monotonicity import foldable
-from sortlint.ordering.types import shows_values_when_grouped, sql_type, typed_literal
+from sortlint.ordering.types import SqlType, shows_values_when_grouped, sql_type, typed_literal
 from sortlint.plan import nodes as n
 from sortlint.sources.frontend import KeptColumn
 
@@ -90,21 +99,40 @@ def _edits(node: n.Aggregate, verdicts: Sequence[KeyVerdict], index: int, contex
     if all(v.redundant for v in verdicts[:index]) and all(v.redundant for v in verdicts[index + 1 :]):
         return None  # the last key standing: without it the aggregate has one group
     kept = _kept_column(verdicts, index, node, context)
-    return context.fixes.drop_group_key(context, node, index, kept)
+    edits = context.fixes.drop_group_key(context, node, index, kept)
+    key_type = _key_type(node, index, context)
+    if (
+        edits is None
+        and key_type is not None
+        and shows_values_when_grouped(key_type)
+        and not context.analysis.hashes_any_value(key_type)
+        and context.fixes.drop_group_key(context, node, index, replace(kept, any_value=True)) is not None
+    ):
+        # One key less to hash is not worth a sort of every row on each side of the shuffle.
+        raise FixWithheld(
+            "keeping its column as any_value would make the aggregate sort every row (a SortAggregate, "
+            f"not a HashAggregate): a {key_type.name} has no fixed-width aggregation buffer"
+        )
+    return edits
+
+
+def _key_type(node: n.Aggregate, index: int, context: Context) -> SqlType | None:
+    return sql_type(context.input_of(node).type_of(node.keys[index].expr))
 
 
 def _kept_column(verdicts: Sequence[KeyVerdict], index: int, node: n.Aggregate, context: Context) -> KeptColumn:
     """What the dropped key's column may show, keeping its type and values: nothing new for
     a repeated key; its constant, as a value of the key's type; the kept key it equals, when
     both have one type; any value of the group (the same in every row of it), when the key's
-    type is known and its groups show values as they are."""
+    type is known, its groups show values as they are, and the engine still hashes with an
+    `any_value` of it."""
     verdict = verdicts[index]
     if any(earlier.expr == node.keys[index].expr for earlier in node.keys[:index]):
         # A repeat, whatever else makes it redundant: the earlier key still shows the column
         # (and its own fix, if any, rewrites the select items once).
         return KeptColumn(duplicate=True)
     props = context.input_of(node)
-    key_type = sql_type(props.type_of(node.keys[index].expr))
+    key_type = _key_type(node, index, context)
     constant = equal_to = None
     if verdict.redundant == "constant" and key_type is not None:
         found = props.constant(verdict.normalized.expr)
@@ -118,4 +146,5 @@ def _kept_column(verdicts: Sequence[KeyVerdict], index: int, node: n.Aggregate, 
                 if sql_type(props.type_of(node.keys[earlier].expr)) == key_type:
                     equal_to = earlier
                 break
-    return KeptColumn(constant=constant, equal_to=equal_to, any_value=shows_values_when_grouped(key_type))
+    any_value = key_type is not None and shows_values_when_grouped(key_type) and context.analysis.hashes_any_value(key_type)
+    return KeptColumn(constant=constant, equal_to=equal_to, any_value=any_value)

@@ -8,8 +8,11 @@ the template files DAGs reference as files of their own.
 ``sql=`` (or ``hql=``, HiveOperator's name for it) as a keyword — Airflow operators take their
 arguments by keyword. ``Op.partial(...).expand(sql=[...])`` counts too (each mapped value is
 read like ``sql=``). Operators without such an argument (``SparkSubmitOperator``,
-``BigQueryInsertJobOperator``'s ``configuration``) hold no SQL text for us. All SQL is read
-with the configured ``dialect``, whatever connection the operator uses.
+``BigQueryInsertJobOperator``'s ``configuration``) hold no SQL text for us. Inside callables,
+a hook's ``run``, ``run_cli``, ``get_records``, ``get_first``, ``get_pandas_df``, ``get_df``,
+``get_results`` or ``to_csv``, and a hook made with ``sql=``. The configuration's
+``airflow.sql_arguments`` adds the project's own classes. All SQL is read with the configured
+``dialect``, whatever connection the operator uses.
 
 **Which values.** ``sql=`` may be a string literal (plain, raw, triple-quoted, an f-string,
 an implicit concatenation of adjacent literals), a list or tuple of them, or a name bound
@@ -23,10 +26,15 @@ Airflow reads from its working directory, is taken from the DAG's folder, else f
 project root. The DAG is the ``with DAG(...)`` block or ``@dag(...)`` function around the
 operator, the one its ``dag=`` names, or the file's only DAG.
 
-Anything else — a call, a ``%``/``.format`` expression, a parameter of a factory function,
-a file that is not found, Jinja statements (``{% if %}``, ``{% for %}``) — is not analysed.
-It is not silently dropped either: it becomes an *opaque unit* at the ``sql=`` value, which
-``sortlint explain`` prints as ``Opaque '<why>'``, and it reports nothing.
+SQL that Python code builds - in a function of the file or of a module of the repository,
+with ``+``, ``.format``, ``%``, f-strings, ``join``, names bound in branches or reassigned -
+is read as the code builds it (`sortlint.sources.airflow.built`): each unknown piece a
+placeholder inside a statement, an opaque unit between statements.
+
+What no code fixes - a parameter of the callable, a call to a library, a file that is not
+found, Jinja statements (``{% if %}``, ``{% for %}``) - is not analysed. It is not silently
+dropped either: it becomes an *opaque unit* at the ``sql=`` value, which ``sortlint
+explain`` prints as ``Opaque '<why>'``, and it reports nothing.
 
 **Offsets.** A literal is decoded to its value with a map back to the file
 (`sortlint.sources.python.strings`): a finding points at the line inside the Python file,

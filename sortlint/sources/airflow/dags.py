@@ -6,15 +6,18 @@ import os
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path, PurePath
 from typing import Any
 
 from sortlint.config import Config
 from sortlint.errors import UserError
 from sortlint.files import note_input, read_source
+from sortlint.sources.airflow.built import (
+    Built, Hole, Interpreter, Known, PyModule, bound_in_function, describe, literal_keys, pieces, with_refusals,
+)
 from sortlint.sources.airflow.macros import rendered_units
-from sortlint.sources.airflow.preparation import MAYBE_DAG, MAYBE_SQL, TEMPLATE_SUFFIXES
+from sortlint.sources.airflow.preparation import TEMPLATE_SUFFIXES, may_run_sql
 from sortlint.sources.frontend import Reading
 from sortlint.sources.opaque import opaque_unit
 from sortlint.sources.python.constants import UNKNOWN, Evaluator, dotted_name, format_text
@@ -34,19 +37,23 @@ from sortlint.sources.sql.placeholders import FormatSource, field_placeholder
 from sortlint.units import Unit
 
 SQL_KEYWORDS = ("sql", "hql")
+RUN_TIME = "computed at run time: not analysed"
 MAPPING_METHODS = ("partial", "expand")
 # A hook's methods that run the SQL they are given (first argument, or sql= / hql=).
-HOOK_METHODS = frozenset({"run", "run_cli", "get_records", "get_first", "get_pandas_df", "get_df"})
+HOOK_METHODS = frozenset({"run", "run_cli", "get_records", "get_first", "get_pandas_df", "get_df",
+                          "get_results", "to_csv"})
 
 
 
 def dag_units(path: Path, raw: str, reading: Reading) -> list[Unit] | None:
     """Python front end: units for the SQL of every SQL operator in a DAG file."""
-    if not (MAYBE_DAG.search(raw) and MAYBE_SQL.search(raw)):
+    if not may_run_sql(raw, reading.config.airflow.sql_arguments):
         return None
-    module = DagModule.parse(path, raw)
+    module = DagModule.parse(path, raw, reading.config.airflow.sql_arguments)
+    module.root, module.dialect = reading.config.root, reading.config.dialect
     seen: set[tuple] = set()
     items = [item for operator in module.operators for item in module.sql_items(operator)]
+    module.literal_uses = _literal_uses(module, items)
     # A template formatted in several places is several statements of one literal.
     formats = Counter(id(item.node) for item in {item.key: item for item in items}.values())
     runs: list[list[Unit]] = []  # the units of each SQL value, one value per task
@@ -57,7 +64,35 @@ def dag_units(path: Path, raw: str, reading: Reading) -> list[Unit] | None:
         seen.add(key)
         runs.append(item.units(module, reading.config, formats[id(item.node)]))
     units = [unit for run in _shared_tables_left_unknown(runs) for unit in run]
+    units = _opaque_once(units)
     return sorted(units, key=lambda u: (u.path != path, str(u.path), u.start))
+
+
+def _opaque_once(units: list[Unit]) -> list[Unit]:
+    """The units, each piece of unknown SQL once: several ways of building a value (or
+    several tasks calling one function) may share it."""
+    seen: set[tuple] = set()
+    kept = []
+    for unit in units:
+        if unit.kind == "opaque":
+            key = (unit.start, unit.text, unit.payload)
+            if key in seen:
+                continue
+            seen.add(key)
+        kept.append(unit)
+    return kept
+
+
+def _literal_uses(module: DagModule, items: list[SqlItem]) -> Counter:
+    """How many of the file's SQL values read each literal (a value read from two places,
+    or built from one function in two ways, reads it more than once)."""
+    uses: Counter = Counter()
+    for item in {item.key: item for item in items}.values():
+        if item.built is not None:
+            uses.update(literal_keys(item.built))
+        elif item.reason is None:
+            uses[(id(module.raw), module.spans(item.node)[0])] += 1
+    return uses
 
 
 def _shared_tables_left_unknown(runs: list[list[Unit]]) -> list[list[Unit]]:
@@ -97,17 +132,22 @@ class DagModule(Evaluator):
     """A parsed DAG file: its bindings, DAGs and SQL operators, and the values of its
     expressions (a name bound once in the file holds what it was bound to)."""
 
-    def __init__(self, path: Path, raw: str, module: Any, spans: SourceSpans) -> None:
+    def __init__(self, path: Path, raw: str, module: Any, spans: SourceSpans,
+                 sql_arguments: tuple[tuple[str, str], ...] = ()) -> None:
         super().__init__(raw, spans, path)
         self.path = path
         self.module = module
-        collector = _collector_class()()
+        collector = _collector_class()(dict(sql_arguments))
         module.visit(collector)
         self.bindings = collector.bindings
         self.dags = collector.dags
         self.named_dags = collector.named_dags
         self.operators: list[OperatorCall] = []
         self.templates: set[Path] = set()  # template files already analysed from this DAG
+        self.root: Path | None = None  # the project root: imports of the repository are found up to it
+        self.dialect = "spark"
+        self.literal_uses: Counter = Counter()
+        self._built: dict[int, list[Any]] | None = None
         only = collector.dags[0] if len(collector.dags) == 1 else None
         for name, keyword, value, dag, dag_name, params, templated in collector.operators:
             if templated:
@@ -115,7 +155,9 @@ class DagModule(Evaluator):
             self.operators.append(OperatorCall(name, keyword, value, dag if templated else None, params))
 
     @classmethod
-    def parse(cls, path: Path, raw: str) -> DagModule:
+    def parse(cls, path: Path, raw: str, sql_arguments: tuple[tuple[str, str], ...] = ()) -> DagModule:
+        """The DAG file; `sql_arguments` adds the project's own SQL runners (the
+        configuration's `airflow.sql_arguments`)."""
         import libcst as cst
         from libcst.metadata import MetadataWrapper
 
@@ -124,7 +166,7 @@ class DagModule(Evaluator):
         except cst.ParserSyntaxError as error:
             raise UserError(f"cannot parse Python: {error.message}", path, error.raw_line) from None
         wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-        return cls(path, raw, module, SourceSpans(wrapper, raw))
+        return cls(path, raw, module, SourceSpans(wrapper, raw), sql_arguments)
 
 
     # -- values known before run time -------------------------------------------------------
@@ -140,7 +182,36 @@ class DagModule(Evaluator):
     # -- what an operator runs ------------------------------------------------------------------
 
     def sql_items(self, operator: OperatorCall) -> list[SqlItem]:
-        return list(self._items(operator, operator.value, 0))
+        value = operator.value
+        items = list(self._items(operator, value, 0))
+        if bound_in_function(self.python, value):
+            # A function's own name holds what the code bound last where the SQL runs, which
+            # its one binding in the file need not be (a loop, a branch, another function).
+            if len(items) != 1 or items[0].reason is None:
+                reason = f"{operator.keyword}= of {operator.name} is {describe(value)}, {RUN_TIME}"
+                items = [SqlItem(operator, value, reason)]
+            return self._built_items(operator, items[0])
+        if len(items) != 1 or items[0].reason is None or not items[0].reason.endswith(RUN_TIME):
+            return items
+        return self._built_items(operator, items[0])
+
+    def _built_items(self, operator: OperatorCall, unknown: SqlItem) -> list[SqlItem]:
+        """Each way the code may build the SQL; `unknown` stands for the ways it does not know."""
+        ways = self.built_values().get(id(operator.value), [])
+        built = [SqlItem(operator, operator.value, None, built=way) for way in ways
+                 if isinstance(way, Built) and any(isinstance(p, Known) for p in way.parts)]
+        return built + ([unknown] if len(built) < len(ways) or not built else [])
+
+    @cached_property
+    def python(self) -> PyModule:
+        return PyModule(self.path, self.raw, self.module, self.spans)
+
+    def built_values(self) -> dict[int, list[Any]]:
+        """What each operator's SQL value holds where the code evaluates it (by node id)."""
+        if self._built is None:
+            targets = [operator.value for operator in self.operators]
+            self._built = Interpreter(self.python, targets, self.root, self.dialect).run()
+        return self._built
 
     def _items(self, operator: OperatorCall, node: Any, depth: int) -> Iterator[SqlItem]:
         kind = type(node).__name__
@@ -157,8 +228,7 @@ class DagModule(Evaluator):
         elif kind == "Name" and self.binding(node.value) is not None and depth < 20:
             yield from self._items(operator, self.binding(node.value), depth + 1)
         else:
-            yield SqlItem(operator, node, f"{operator.keyword}= of {operator.name} is {_describe(node)}, "
-                                          "computed at run time: not analysed")
+            yield SqlItem(operator, node, f"{operator.keyword}= of {operator.name} is {describe(node)}, {RUN_TIME}")
 
     def _formatted(self, node: Any) -> tuple[Any, Formatting] | None:
         """`"...".format(...)` or `"..." % ...` of a string literal (or of a name bound to
@@ -263,10 +333,12 @@ class SqlItem:
     node: Any
     reason: str | None
     formatting: Formatting | None = None
+    built: Built | None = None  # the value as code builds it at run time
 
     @property
     def key(self) -> tuple:
-        return (id(self.node), id(self.formatting) if self.formatting is not None else None)
+        return (id(self.node), id(self.formatting) if self.formatting is not None else None,
+                id(self.built) if self.built is not None else None)
 
     def units(self, dag: DagModule, config: Config, uses: int = 1) -> list[Unit]:
         """The SQL units of the value; `uses`: how many formattings read the same literal
@@ -274,6 +346,8 @@ class SqlItem:
         start, end = dag.spans(self.node)
         if self.reason is not None:
             return [opaque_unit(dag.path, dag.raw, start, end, self.reason)]
+        if self.built is not None:
+            return self._built_units(dag, config, start, end)
         value = dag.evaluate(self.node)
         if isinstance(value, str) and value.strip().endswith(TEMPLATE_SUFFIXES) and "\n" not in value.strip():
             return self._template(dag, config, value.strip(), start, end)
@@ -300,6 +374,30 @@ class SqlItem:
                 mapped = replace(mapped, refusal=f"the string is formatted in {uses} places: "
                                                  "an edit would change the SQL of each")
         return embedded_units(rendered_units(dag.path, dag.raw, mapped, params, config, (start, end)), unknown)
+
+    def _built_units(self, dag: DagModule, config: Config, start: int, end: int) -> list[Unit]:
+        """The statements of a value built at run time: those of its known text, and an
+        opaque unit for each unknown piece standing between statements. They run where
+        the code builds them, not where their literals stand."""
+        value = self.built.value
+        if value is not None and value.strip().endswith(TEMPLATE_SUFFIXES) and "\n" not in value.strip():
+            return self._template(dag, config, value.strip(), start, end)
+        written = "".join(p.mapped.text if isinstance(p, Known) else p.source for p in self.built.parts).strip()
+        if value is None and written.endswith(TEMPLATE_SUFFIXES) and not any(c.isspace() for c in written):
+            reason = f"{self.operator.keyword}= of {self.operator.name} names a template file, {RUN_TIME}"
+            return [opaque_unit(dag.path, dag.raw, start, end, reason)]
+        units: list[Unit] = []
+        params = dag.params(self.operator)
+        for piece in pieces(with_refusals(self.built, dag.literal_uses), dag.raw, config.dialect):
+            if isinstance(piece, Hole):
+                reason = (f"a part of {self.operator.keyword}= of {self.operator.name}, {piece.why}, "
+                          f"is {RUN_TIME}")
+                units.append(opaque_unit(dag.path, dag.raw, piece.start, piece.end, reason))
+                continue
+            made = rendered_units(dag.path, dag.raw, piece.mapped, params, config, (start, end))
+            units += [u for u in made if u.kind != "sql"]
+            units += embedded_units([u for u in made if u.kind == "sql"], piece.fields, elsewhere=True)
+        return units
 
     def _template(self, dag: DagModule, config: Config, name: str, start: int, end: int) -> list[Unit]:
         searchpath = dag.searchpath(self.operator, config.root)
@@ -386,33 +484,17 @@ def _last_name(node: Any) -> str | None:
     return None
 
 
-def _describe(node: Any) -> str:
-    kind = type(node).__name__
-    if kind == "Call":
-        name = dotted_name(node.func)
-        return f"a call to {name}()" if name else "a call"
-    if kind == "Name":
-        return f"the name {node.value}, not bound once to a string in this file"
-    if kind == "BinaryOperation":
-        return "an expression"
-    if kind == "Attribute":
-        return f"the attribute {dotted_name(node) or '...'}"
-    if is_string(node):
-        return "a bytes literal"
-    return f"a {kind} expression"
-
-
-def _operator_class(func: Any) -> str | None:
+def _operator_class(func: Any, configured: dict[str, str]) -> str | None:
     """The operator class a call builds: `Op(...)`, `mod.Op(...)`, `Op.partial(...)`,
-    `Op.partial(...).expand(...)`."""
+    `Op.partial(...).expand(...)`; a class the configuration names counts whatever its name."""
     name = _last_name(func)
-    if name and name.endswith("Operator"):
+    if name and (name.endswith("Operator") or (name in configured and not name.endswith("Hook"))):
         return name
     if type(func).__name__ == "Attribute" and func.attr.value in MAPPING_METHODS:
         inner = func.value
         if type(inner).__name__ == "Call":
-            return _operator_class(inner.func)
-        return _operator_class(inner)
+            return _operator_class(inner.func, configured)
+        return _operator_class(inner, configured)
     return None
 
 
@@ -431,8 +513,9 @@ def _collector_class() -> type:
     import libcst as cst
 
     class Collector(cst.CSTVisitor):
-        def __init__(self) -> None:
+        def __init__(self, sql_arguments: dict[str, str]) -> None:
             super().__init__()
+            self.sql_arguments = sql_arguments  # the project's own runners: class[.method] -> keyword
             self.bindings: dict[str, list[Any]] = {}
             self.dags: list[DagInfo] = []
             self.named_dags: dict[str, DagInfo] = {}
@@ -448,9 +531,13 @@ def _collector_class() -> type:
             kwargs = _kwargs(node)
             name = _last_name(func)
             if name is not None and name.endswith("Hook"):
-                keyword = next((k for k in SQL_KEYWORDS if k in kwargs), None)
+                keywords = (self.sql_arguments[name],) if name in self.sql_arguments else SQL_KEYWORDS
+                keyword = next((k for k in keywords if k in kwargs), None)
                 return (name, keyword, kwargs[keyword]) if keyword else None
-            if type(func).__name__ != "Attribute" or func.attr.value not in HOOK_METHODS:
+            if type(func).__name__ != "Attribute":
+                return None
+            method = func.attr.value
+            if method not in HOOK_METHODS and not any(k.endswith(f".{method}") for k in self.sql_arguments):
                 return None
             receiver = func.value
             if type(receiver).__name__ == "Name":  # bound to hooks (in one function or another)
@@ -460,13 +547,15 @@ def _collector_class() -> type:
                     type(b).__name__ == "Call" for b in bound) else None
             else:
                 made = _last_name(receiver.func) if type(receiver).__name__ == "Call" else None
-            if made is None or not made.endswith("Hook"):
+            configured = self.sql_arguments.get(f"{made}.{method}")
+            if configured is None and (made is None or not made.endswith("Hook") or method not in HOOK_METHODS):
                 return None
-            keyword = next((k for k in SQL_KEYWORDS if k in kwargs), None)
+            keywords = (configured,) if configured is not None else SQL_KEYWORDS
+            keyword = next((k for k in keywords if k in kwargs), None)
             if keyword is not None:
-                return f"{made}.{func.attr.value}", keyword, kwargs[keyword]
+                return f"{made}.{method}", keyword, kwargs[keyword]
             positional = [a.value for a in node.args if a.keyword is None and not a.star]
-            return (f"{made}.{func.attr.value}", "sql", positional[0]) if positional else None
+            return (f"{made}.{method}", keywords[0], positional[0]) if positional else None
 
         def _dag(self, call: Any) -> DagInfo:
             if id(call) not in self.known:
@@ -544,9 +633,10 @@ def _collector_class() -> type:
             if hook is not None:
                 self.operators.append((*hook, None, None, None, False))
                 return
-            name = _operator_class(node.func)
+            name = _operator_class(node.func, self.sql_arguments)
             if name is None:
                 return
+            keywords = (self.sql_arguments[name],) if name in self.sql_arguments else SQL_KEYWORDS
             kwargs = _kwargs(node)
             func = node.func
             # params=/dag= of Op.partial(...) apply to .expand(sql=...)
@@ -554,7 +644,7 @@ def _collector_class() -> type:
                 for key, value in _kwargs(func.value).items():
                     kwargs.setdefault(f"partial:{key}", value)
                 func = func.value.func
-            for keyword in SQL_KEYWORDS:
+            for keyword in keywords:
                 if keyword in kwargs:
                     dag_name = kwargs.get("dag", kwargs.get("partial:dag"))
                     self.operators.append((

@@ -21,7 +21,7 @@ from sortlint.units import Unit
 
 TEMPLATE_SUFFIXES = (".sql", ".hql")
 MAYBE_DAG = re.compile(r"Operator\b|Hook\b")
-MAYBE_SQL = re.compile(r"\b[sh]ql\s*=|\.(?:run|run_cli|get_records|get_first|get_pandas_df|get_df)\(")
+MAYBE_SQL = re.compile(r"\b[sh]ql\s*=|\.(?:run|run_cli|get_records|get_first|get_pandas_df|get_df|get_results|to_csv)\(")
 _NOT_SOURCES = {"__pycache__", "node_modules", "site-packages", "venv", "build", "dist"}
 
 
@@ -41,6 +41,13 @@ def dag_candidates(reading: Reading) -> tuple[list[tuple[Path, str]], list[str]]
     reference a template file, with their text, and every file a template could be; read
     once per check."""
     return reading.remembered(("airflow DAG candidates",), lambda: _candidates(reading.config))
+
+
+def may_run_sql(raw: str, sql_arguments: Sequence[tuple[str, str]] = ()) -> bool:
+    """Whether a Python file may run SQL through Airflow: a cheap look before parsing it."""
+    if MAYBE_DAG.search(raw) and MAYBE_SQL.search(raw):
+        return True
+    return any(runner.rsplit(".", 1)[-1] in raw for runner, _ in sql_arguments)
 
 
 def may_reference_templates(raw: str) -> bool:

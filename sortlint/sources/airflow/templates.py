@@ -57,7 +57,8 @@ def dag_references(file: Path, raw: str, reading: Reading) -> tuple[TemplateRefe
 
 def _read_references(file: Path, raw: str, config: Config) -> tuple[TemplateReference, ...]:
     try:
-        dag = DagModule.parse(file, raw)
+        dag = DagModule.parse(file, raw, config.airflow.sql_arguments)
+        dag.root, dag.dialect = config.root, config.dialect
     except UserError:
         return ()  # reported when the DAG file itself is checked
     references = []

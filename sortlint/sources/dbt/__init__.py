@@ -8,5 +8,5 @@ context for the built-in renderer (dbt's and packages' macros, dispatch, `adapte
 an empty catalog, filters, `graph`); `rendering` picks the renderer for a file, renders it
 with sqlfluff's Jinja templater when dbt did not, and maps the rendered statements back to
 the raw text; `models` builds a model's statement, which defines the model for the models
-reading it.
+reading it; `budget` bounds the time and output of each rendering, by either renderer.
 """

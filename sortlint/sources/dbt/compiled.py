@@ -37,6 +37,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import dataclass, field, replace
 from importlib import metadata
 from pathlib import Path
@@ -44,6 +45,7 @@ from pathlib import Path
 import yaml
 
 import sortlint
+from sortlint import stages
 from sortlint.config import Config, DbtOptions
 from sortlint.sources.dbt.project import Project
 from sortlint.sources.dbt.secret_env import secret_values
@@ -170,6 +172,8 @@ def _request(project: Project, options: DbtOptions) -> dict:
         "incremental": options.incremental,
         "profile_text": profiles.read_text(encoding="utf-8") if profiles else None,
         "profiles_dir": str(profiles.parent) if profiles else None,
+        "render_timeout": options.render_timeout,
+        "render_max_bytes": options.render_max_bytes,
     }
     if profiles is None:
         request["profile"] = project.profile or project.name
@@ -227,25 +231,71 @@ def _run_worker(project: Project, request: dict) -> dict:
         )
         # Spark's scratch files (warehouse, metastore) land in the working directory.
         environment["SPARK_LOCAL_IP"] = environment.get("SPARK_LOCAL_IP", "127.0.0.1")
+        sent["progress"] = str(directory / "progress")
+        process = subprocess.Popen(
+            [sys.executable, "-m", "sortlint.sources.dbt.worker"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=directory,
+            env=environment,
+        )
         try:
-            finished = subprocess.run(
-                [sys.executable, "-m", "sortlint.sources.dbt.worker"],
-                input=json.dumps(sent),
-                capture_output=True,
-                text=True,
-                cwd=directory,
-                env=environment,
-                timeout=TIMEOUT_SECONDS,
-            )
+            _, stderr = _followed(process, json.dumps(sent), directory / "progress")
         except subprocess.TimeoutExpired:
+            process.kill()
+            process.communicate()
             return {"failure": f"dbt compile did not finish in {TIMEOUT_SECONDS} s",
                     "transient": True}
+        except BaseException:  # Ctrl-C: dbt's process goes too, as `subprocess.run` saw to
+            process.kill()
+            process.wait()
+            raise
         answer_path = directory / "answer.json"
         if not answer_path.is_file():
-            tail = " ".join((finished.stderr or "").split()[-40:])
-            return {"failure": f"dbt's process ended with code {finished.returncode}: {tail}",
+            tail = " ".join((stderr or "").split()[-40:])
+            return {"failure": f"dbt's process ended with code {process.returncode}: {tail}",
                     "transient": True}
         return json.loads(answer_path.read_text(encoding="utf-8"))
+
+
+RENDERING = "rendering the dbt project with dbt"
+PROGRESS_INTERVAL = 0.25  # seconds between looks at how far the compile is
+
+
+def _followed(process: subprocess.Popen, request: str, progress: Path) -> tuple[str, str]:
+    """The worker's output once it ends, its progress told meanwhile (`sortlint.stages`):
+    the first file's check waits for the whole project, minutes on a large one, and a
+    progress line counting files alone would stand still all that time."""
+    deadline = time.monotonic() + TIMEOUT_SECONDS
+    sent: str | None = request
+    stage = stages.Stage(RENDERING)
+    try:
+        while True:
+            try:
+                # Asked again after each wait: nothing the worker wrote is lost (the request
+                # is sent once).
+                wait = min(PROGRESS_INTERVAL, max(deadline - time.monotonic(), 0))
+                output = process.communicate(sent, timeout=wait)
+            except subprocess.TimeoutExpired:
+                if time.monotonic() >= deadline:
+                    raise
+                output = None
+            sent = None
+            try:
+                state = progress.read_text(encoding="utf-8").split()
+            except OSError:
+                state = []  # dbt is still reading the project
+            if len(state) == 2:
+                stage = stages.Stage(RENDERING, int(state[0]), int(state[1]), "models")
+            # Told at each look, changed or not (the line shows once the run has been slow),
+            # and once more at the end: the last models may finish between two looks.
+            stages.report(stage)
+            if output is not None:
+                return output
+    finally:
+        stages.report(None)
 
 
 def _read_answer(answer: dict, project: Project) -> CompiledProject:

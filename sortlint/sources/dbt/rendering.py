@@ -34,6 +34,8 @@ from sqlglot.errors import TokenError
 from sortlint.config import Config, DbtOptions
 from sortlint.diagnostics import UneditableRegion
 from sortlint.errors import UserError
+from sortlint.files import stands_in
+from sortlint.sources.dbt import budget
 from sortlint.sources.dbt import compiled as dbt_compiled
 from sortlint.sources.dbt import context as dbt_context
 from sortlint.sources.dbt import project as dbt
@@ -125,7 +127,7 @@ def render_model(path: Path, raw: str, project: dbt.Project | None, config: Conf
             rendered, why_not_dbt = rendered_by_dbt(compiled, path, raw)
             if rendered is not None:
                 return rendered
-            if dbt_compiled.renderer(config.dbt) == "dbt":
+            if dbt_compiled.renderer(config.dbt) == "dbt" and why_not_dbt != UNSAVED_EDIT:
                 raise UserError(f"cannot render with dbt (--dbt-renderer dbt): {why_not_dbt}", path)
             relations = compiled.relations()
     try:
@@ -149,7 +151,8 @@ def rendered_by_dbt(
     compiled: dbt_compiled.CompiledProject, path: Path, raw: str
 ) -> tuple[Rendered | None, str | None]:
     """The model as dbt rendered it, or None and why not. A file the fixer has edited since
-    (only ever inside literal text) is the same rendering with the same edits."""
+    (only ever inside literal text) is the same rendering with the same edits, and so is a
+    text standing in for the file; one edited beyond is `UNSAVED_EDIT`."""
     if compiled.failure is not None:
         return None, f"dbt cannot render the project: {compiled.failure}"
     model = compiled.models.get(path.resolve())
@@ -172,11 +175,20 @@ def rendered_by_dbt(
     if source == model.raw:
         return rendered, None
     edited = rendered.with_raw_edits(model.raw, source)
-    if edited is None:
-        raise UserError(
-            "cannot render template: the file changed outside its literal text since dbt "
-            "rendered it; run sortlint again", path)
-    return edited, None
+    if edited is not None:
+        return edited, None
+    if stands_in(path):
+        return None, UNSAVED_EDIT
+    raise UserError(
+        "cannot render template: the file changed outside its literal text since dbt "
+        "rendered it; run sortlint again", path)
+
+
+# Why a text standing in for a model's file (standard input, an editor's unsaved buffer) is
+# rendered by the built-in renderer, whoever renders the project: dbt rendered the file as
+# saved, and compiling the project again for each edit would take dbt's seconds per keystroke.
+UNSAVED_EDIT = ("dbt rendered the saved file, and the text standing in for it changes more "
+                "than its literal text")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -278,8 +290,6 @@ def render(
 ) -> Rendered:
     """Render one file; a file that does not render is the user's error, at its line.
     `relations` are the project's models as dbt names them, when dbt rendered the project."""
-    from sqlfluff.core.errors import SQLFluffSkipFile, SQLTemplaterError
-
     _quiet_sqlfluff()
     source, crlf = normalize_newlines(raw)
     reads: list[str] = []
@@ -291,21 +301,10 @@ def render(
     templater = _templater()(override_context=context)
     fluff_config = _fluff_config()
     try:
-        templated, violations = templater.process(
-            in_str=source, fname=str(path), config=fluff_config
-        )
-    except SQLTemplaterError as error:
-        line = error.line_no if error.line_no and error.line_no > 1 else None
-        line = line or _failing_line(templater, fluff_config, source) or error.line_no or None
-        raise UserError(f"cannot render template: {_message(error)}", path, line) from None
-    except dbt.RenderFailure as error:
-        line = _failing_line(templater, fluff_config, source)
-        raise UserError(f"cannot render template: {error}", path, line) from None
-    except SQLFluffSkipFile as error:  # the tracer's rendering differs from the template's
-        raise UserError(f"cannot render template: its rendering cannot be traced back to its "
-                        f"text ({' '.join(str(error).split())})", path) from None
-    except Exception as error:  # the template's own code may raise anything (`{{ 1 / 0 }}`)
-        raise UserError(f"cannot render template: {type(error).__name__}: {error}", path) from None
+        with budget.limited(options.render_timeout, options.render_max_bytes):
+            templated, violations = _processed(templater, fluff_config, source, path)
+    except budget.OverBudget as over:
+        raise budget.error(over, path, options.render_timeout, options.render_max_bytes) from None
     if violations:
         first = min(violations, key=lambda v: v.line_no or 0)
         raise UserError(f"cannot render template: {_message(first)}", path, first.line_no or None)
@@ -332,6 +331,30 @@ def render(
     return Rendered(templated.templated_str, slices, tuple(reads), crlf, caveat=caveat,
                     enabled=dbt.is_enabled(config_calls.settings),
                     materialized=materialized if isinstance(materialized, str) else None)
+
+
+def _processed(templater, fluff_config, source: str, path: Path):
+    """sqlfluff's rendering and trace of the file; a template that does not render is the
+    user's error, at its line."""
+    from sqlfluff.core.errors import SQLFluffSkipFile, SQLTemplaterError
+
+    try:
+        templated, violations = templater.process(
+            in_str=source, fname=str(path), config=fluff_config
+        )
+    except SQLTemplaterError as error:
+        line = error.line_no if error.line_no and error.line_no > 1 else None
+        line = line or _failing_line(templater, fluff_config, source) or error.line_no or None
+        raise UserError(f"cannot render template: {_message(error)}", path, line) from None
+    except dbt.RenderFailure as error:
+        line = _failing_line(templater, fluff_config, source)
+        raise UserError(f"cannot render template: {error}", path, line) from None
+    except SQLFluffSkipFile as error:  # the tracer's rendering differs from the template's
+        raise UserError(f"cannot render template: its rendering cannot be traced back to its "
+                        f"text ({' '.join(str(error).split())})", path) from None
+    except Exception as error:  # the template's own code may raise anything (`{{ 1 / 0 }}`)
+        raise UserError(f"cannot render template: {type(error).__name__}: {error}", path) from None
+    return templated, violations
 
 
 def normalize_newlines(raw: str) -> tuple[str, tuple[int, ...]]:
@@ -387,6 +410,7 @@ def _templater():
             environment = super()._get_jinja_env(config)
             environment.add_extension("jinja2.ext.loopcontrols")
             environment.filters.update(dbt.FILTERS)
+            environment.concat = budget.concat
             return environment
 
     return DbtJinjaTemplater

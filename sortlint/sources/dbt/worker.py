@@ -33,6 +33,8 @@ def main() -> int:
         answer = compile_project(request)
     except Exception as error:  # anything dbt raises: the project is left to the built-in renderer
         answer = {"failure": f"{type(error).__name__}: {error}", "trace": traceback.format_exc()}
+    if _timed_out:  # the next run may finish it in time: not dbt's lasting verdict
+        answer["transient"] = True
     answer_path.write_text(json.dumps(answer), encoding="utf-8")
     return 0
 
@@ -44,6 +46,10 @@ def compile_project(request: dict) -> dict:
     from dbt.cli.main import dbtRunner
     from dbt.task.compile import CompileTask
     from dbt.version import __version__ as dbt_version
+    from dbt_common.exceptions import CompilationError
+    from jinja2.nativetypes import NativeEnvironment
+
+    from sortlint.sources.dbt import budget
 
     project_dir = Path(request["project_dir"])
     traced: dict[str, dict] = {}
@@ -55,7 +61,28 @@ def compile_project(request: dict) -> dict:
     def remembering_get_template(string, ctx, node=None, *args, **kwargs):
         template = get_template(string, ctx, node, *args, **kwargs)
         sources[id(template)] = str(string)
+        if not isinstance(template.environment, NativeEnvironment):  # whose output is not text
+            template.environment.concat = budget.concat
         return template
+
+    def budgeted_render_template(template, ctx, node=None):
+        """A model's own code, parsed or compiled, rendered within the run's budget: past
+        it, the model fails to compile (dbt goes on with the others). Parsing it renders
+        nothing: a parse error would fail the whole project, and compiling it runs out of
+        its budget again."""
+        if node is None or getattr(node, "raw_code", None) != sources.get(id(template)):
+            return tracing_render_template(template, ctx, node)
+        seconds, max_bytes = request["render_timeout"], request["render_max_bytes"]
+        try:
+            with budget.limited(seconds, max_bytes):
+                return tracing_render_template(template, ctx, node)
+        except budget.OverBudget as over:
+            error = budget.error(over, Path(node.original_file_path), seconds, max_bytes)
+            if not error.lasting:
+                _timed_out.append(node.unique_id)
+            if not ctx.get("execute"):
+                return ""
+            raise CompilationError(error.message, node) from None
 
     def tracing_render_template(template, ctx, node=None):
         source = sources.get(id(template))
@@ -73,14 +100,20 @@ def compile_project(request: dict) -> dict:
             current[0] = None
         return rendered
 
+    progress = _Progress(request.get("progress"))
+
     def on_event(event) -> None:
         if event.info.name == "SQLQuery" and current[0] is not None:
             queried.add(current[0].unique_id)
+        elif event.info.name == "ConcurrencyLine":  # the project is parsed: compiling starts
+            progress.started(event.data.node_count)
+        elif event.info.name == "NodeFinished":
+            progress.finished(event.data.node_info.unique_id)
 
     # dbt-core's `get_rendered` calls the names it imported from dbt-common: both are hooked.
     for module in (dbt_jinja, core_jinja):
         module.get_template = remembering_get_template
-        module.render_template = tracing_render_template
+        module.render_template = budgeted_render_template
     _hide_secrets()
     _without_hooks()
     if request.get("incremental"):
@@ -111,7 +144,10 @@ def compile_project(request: dict) -> dict:
     result = dbtRunner(callbacks=[on_event]).invoke(arguments)
     manifest_path = Path(request["target_path"]) / "manifest.json"
     if result.result is None or not manifest_path.is_file():
-        return {"failure": _message(result.exception) or "dbt compile failed", "dbt_version": dbt_version}
+        failure = _message(result.exception) or "dbt compile failed"
+        if isinstance(result.exception, UnicodeDecodeError):
+            failure = f"{_undecodable(project_dir, result.exception) or failure}"
+        return {"failure": failure, "dbt_version": dbt_version}
     statuses = {
         r.node.unique_id: (str(r.status), r.message) for r in getattr(result.result, "results", [])
     }
@@ -265,6 +301,56 @@ def _identity_trace(path: Path, node: dict) -> dict:
     raw = _read(path)
     return {"raw": raw, "rendered": node.get("compiled_code") or raw, "text": raw,
             "slices": [["literal", 0, len(raw), 0, len(raw)]]}
+
+
+_timed_out: list[str] = []  # the models whose rendering ran out of time
+
+
+class _Progress:
+    """How far the compile is, for the checking process's progress line: "done total" in
+    the file the request names (`progress`), replaced whole, so that a reader sees one
+    state or the next. A large project compiles for minutes; this is what it shows then."""
+
+    def __init__(self, path: str | None) -> None:
+        self.path = Path(path) if path else None
+        self.total = 0
+        self.done: set[str] = set()
+
+    def started(self, total: int) -> None:
+        self.total = total
+        self._write()
+
+    def finished(self, unique_id: str) -> None:
+        self.done.add(unique_id)
+        self._write()
+
+    def _write(self) -> None:
+        if self.path is None:
+            return
+        # The total leaves out ephemeral models, which dbt compiles into their readers: a
+        # count past it would read as more work than there is.
+        state = f"{min(len(self.done), self.total)} {self.total}\n"
+        try:
+            temporary = self.path.with_suffix(".tmp")
+            temporary.write_text(state, encoding="utf-8")
+            temporary.replace(self.path)
+        except OSError:
+            self.path = None  # only the progress line goes without
+
+
+def _undecodable(project_dir: Path, error: UnicodeDecodeError) -> str | None:
+    """dbt's message for a file that is not UTF-8 is the codec's, which names no file: the
+    first of the project's files whose bytes fail the same way."""
+    from sortlint.sources.dbt.compiled import project_inputs
+
+    for path in project_inputs(project_dir, ()):
+        try:
+            path.read_bytes().decode(error.encoding)
+        except OSError:
+            continue
+        except UnicodeDecodeError as found:
+            return f"{path.relative_to(project_dir)} is not UTF-8 text: {found.reason} at byte {found.start}"
+    return None
 
 
 def _message(error: BaseException | None) -> str:

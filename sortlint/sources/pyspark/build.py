@@ -8,6 +8,7 @@ tree; each operation becomes the nodes SQL would give it:
 | --- | --- |
 | `spark.table(t)`, `spark.read.table(t)` | `Scan` of the catalog table (columns qualified by the table's name) |
 | `spark.read.parquet(path)`, `.load(...)` | `Scan` of the path (nothing declared about it) |
+| a parameter, a DataFrame from elsewhere, `spark.createDataFrame`, what `.sample` gives | `Scan` of `<what it is>`, a name no catalog has: columns not known, nothing known of its rows |
 | `spark.sql(q)` | the SQL statement's plan, under an `Alias` whose origin is the SQL unit |
 | `select`, `selectExpr`, `withColumn(s)`, `withColumnRenamed`, `drop`, `toDF` | `Project` (over an `Aggregate` / `Window` when the expressions call them) |
 | `filter`, `where` | `Filter` (conjuncts of `&` / `AND`) |
@@ -86,7 +87,7 @@ SET_OPERATIONS = {"union": ("union", False), "unionAll": ("union", False),
                   "exceptAll": ("except", False)}
 # Opaque methods after which the rows still have the input's columns.
 KEEPS_COLUMNS = frozenset("""
-    na.fill na.drop na.replace fillna dropna replace sample withWatermark observe withMetadata
+    na.fill na.drop na.replace fillna dropna replace withWatermark observe withMetadata
     coalesce dropDuplicates drop_duplicates
 """.split())
 
@@ -336,15 +337,31 @@ class Builder:
     def op_opaque(self, op: Op) -> Frame:
         return self.opaque(op, str(op.detail))
 
+    def op_elsewhere(self, op: Op) -> Frame:
+        return self.open(op, str(op.detail))
+
+    def open(self, op: Op, what: str, name: str = "input") -> Frame:
+        """Rows from outside what is read (a parameter, a function not followed,
+        `spark.createDataFrame`): a scan of a source no catalog can name (`<...>`), of
+        columns not known. Nothing is known of its rows, so only what the operations over
+        it establish is; a column the code names is one of its columns (`unresolved`).
+        Each build is a relation of its own qualifier: two DataFrames made of one parameter
+        (`x = df.filter(...)`, `y = df.filter(...)`, `x.join(y, "k")`) have columns of one
+        name that hold different facts."""
+        qualifier = self.qualifier(name)
+        scan = Scan(span=self.span(op.extent), table=f"<{what}>", alias=qualifier)
+        return Frame(scan, (), False, (qualifier,))
+
     # functions of the job
 
     def op_param(self, op: Op) -> Frame:
-        """A function's parameter: the caller's DataFrame where a call binds it, else unknown."""
+        """A function's parameter: the caller's DataFrame where a call binds it, else rows of
+        columns not known (the body is linted for what it does whatever it is given)."""
         bound = self.bindings.get(id(op))
         if bound is not None:
             return bound
         param = op.detail
-        return self.opaque(op, f"{param.reason} of {param.function.name}()")  # type: ignore[attr-defined]
+        return self.open(op, f"{param.reason} of {param.function.name}()", param.name)  # type: ignore[attr-defined]
 
     def op_call(self, op: Op) -> Frame:
         """A call of a function of the job: the function's operations over the caller's
@@ -668,16 +685,44 @@ class Builder:
         return self.renamed(op, mapping)
 
     def renamed(self, op: Op, mapping: dict[str, str]) -> Frame:
+        """The columns renamed. Over columns not all known, a name not among the known ones
+        is the unknown relation's column, renamed; its old name is hidden from the `*`."""
         frame = self.input(op)
-        if not frame.complete:
+        if not frame.complete and not self.open_names(frame):
             return self.opaque(op, f".{op.kind} over columns not all known")
         columns, cols = [], []
         for col in frame.columns:
             name = mapping.get((col.name or "").lower(), col.name)
             columns.append(OutputColumn(name or "", Expr.of(col.expr), None, name != col.name, col.expr))
             cols.append(replace(col, name=name, expr=exp.column(name or "")))
-        project = Project(children=(frame.node,), span=self.span(op.call), columns=tuple(columns))
-        return Frame(project, tuple(cols), True, (), frame.alias)
+        if frame.complete:
+            project = Project(children=(frame.node,), span=self.span(op.call), columns=tuple(columns))
+            return Frame(project, tuple(cols), True, (), frame.alias)
+        for old, new in mapping.items():
+            if _by_name(frame, old) is None:
+                tree = self.unresolved(old, frame)
+                columns.append(OutputColumn(new, Expr.of(tree), None, True, tree))
+                cols.append(Col(new, exp.column(new), (id(op), old)))
+                columns.append(self.hidden(old))
+        return self.passing(op, frame, columns, cols)
+
+    def open_names(self, frame: Frame) -> bool:
+        """Whether a name the frame's known columns do not hold is a column of the rows'
+        unknown part: there is one such part, and every known column's name is certain."""
+        return len(frame.unknown) == 1 and all(c.name is not None and c.certain for c in frame.columns)
+
+    def hidden(self, name: str) -> OutputColumn:
+        """An output standing in for a column a `*` must not pass on (dropped, renamed):
+        a listed name is never passed through, and this one holds no value anything is
+        known of - it is no column of the DataFrame the code sees."""
+        tree = exp.Anonymous(this="dropped", expressions=[])
+        return OutputColumn(name, Expr.of(tree), None, True, tree)
+
+    def passing(self, op: Op, frame: Frame, columns: list[OutputColumn], cols: list[Col]) -> Frame:
+        """A projection of `columns` that passes the frame's unknown columns on."""
+        project = Project(children=(frame.node,), span=self.span(op.call), columns=tuple(columns),
+                          passthrough=frame.unknown)
+        return Frame(project, tuple(cols), False, ("",), frame.alias)
 
     def op_drop(self, op: Op) -> Frame:
         frame = self.input(op)
@@ -694,10 +739,13 @@ class Builder:
                     dropped_attrs.add(attr)
             else:
                 return self.opaque(op, ".drop of columns known at run time")
-        if not frame.complete:
+        if not frame.complete and not self.open_names(frame):
             return self.opaque(op, ".drop over columns not all known")
         kept = [c for c in frame.columns if (c.name or "").lower() not in dropped_names and c.attr not in dropped_attrs]
         columns = tuple(OutputColumn(c.name or "", Expr.of(c.expr), None, False, c.expr) for c in kept)
+        if not frame.complete:
+            cols = [replace(c, expr=exp.column(c.name or "")) for c in kept]
+            return self.passing(op, frame, [*columns, *(self.hidden(name) for name in sorted(dropped_names))], cols)
         project = Project(children=(frame.node,), span=self.span(op.call), columns=columns)
         return Frame(project, tuple(replace(c, expr=exp.column(c.name or "")) for c in kept), True, (), frame.alias)
 
@@ -1154,14 +1202,35 @@ class Builder:
         found = self.lookup(CRef(f"{qualifier}.{column.name}" if qualifier else column.name), frame)
         if found is not None:
             return found.expr.copy()
-        return exp.column(column.name.lower(), table=qualifier) if qualifier else exp.column(column.name.lower())
+        return exp.column(column.name.lower(), table=qualifier) if qualifier else self.unresolved(column.name, frame)
 
     def column(self, ref: CRef, frame: Frame) -> exp.Expression:
         found = self.lookup(ref, frame)
         if found is not None:
             return found.expr
         parts = attribute_parts(ref.name)
-        return exp.column((parts[-1] if parts else ref.name).lower())
+        if len(parts) == 1:
+            return self.unresolved(parts[0], frame, ref.frame)
+        if len(parts) == 2:
+            # `q.x` of a relation not found, or a struct's field: never the bare `x`, which
+            # another struct's `x` would be too
+            return exp.column(parts[1].lower(), table=parts[0].lower())
+        return self.opaque_tree()
+
+    def unresolved(self, name: str, frame: Frame, origin: Op | None = None) -> exp.Expression:
+        """A column name the frame's known columns do not hold. When the rest of its columns
+        are one relation's (`open_names`), or `df.name` names the DataFrame that is one of
+        them, it is that relation's column, so that what the code teaches of it passes
+        through a `*`; otherwise a bare name, of which nothing the relations hold is known
+        (Spark fails on a name it finds in neither, or in both)."""
+        relation = None
+        if self.open_names(frame):
+            relation = frame.unknown[0]
+        elif origin is not None:
+            named = self.frames.get(id(origin))
+            if named is not None and self.open_names(named) and named.unknown[0] in frame.unknown:
+                relation = named.unknown[0]
+        return exp.column(name.lower(), table=relation or None)
 
     def lookup(self, ref: CRef, frame: Frame) -> Col | None:
         """The frame's column a reference reads, or None."""

@@ -11,8 +11,9 @@
   the original column order is appended to the aggregation (`.agg(...)`, `.count()`). When a
   name is not one sortlint is sure Spark gives (see `sortlint.sources.pyspark.columns`), the fix is unsafe:
   the `.select` must name the columns exactly;
-* a dropped group key stays in the output as `F.any_value(key).alias(name)` (the same value
-  in every row of a group), with the same trailing `.select` when the column order moved.
+* a dropped group key stays in the output as its constant, `F.expr("'a'").alias(name)`, or
+  else as `F.any_value(key).alias(name)` (the same value in every row of a group), with the
+  same trailing `.select` when the column order moved.
 
 Each shape returns None when the rewrite cannot be made exactly: keys unpacked from a list
 written elsewhere (`*KEYS`), directions in a separate `ascending=[...]` list, names that are
@@ -98,12 +99,13 @@ class DataFrameFixes:
     def drop_group_key(
         self, context: FixContext, aggregate: n.Aggregate, index: int, kept: KeptColumn
     ) -> list[Edit] | None:
-        """Drop the key; keep its column with `F.any_value(key).alias(name)` where the rule
-        allows it (any value of a group is the one the key had)."""
+        """Drop the key; keep its column with its constant, `F.expr("'a'").alias(name)`, or
+        else `F.any_value(key).alias(name)` where the rule allows it (any value of a group is
+        the one the key had)."""
         info = getattr(aggregate, "dataframe", None)
         if info is None or not info.keys_editable or not info.certain or info.functions is None:
             return None
-        if not (kept.duplicate or kept.any_value):
+        if not (kept.duplicate or kept.constant is not None or kept.any_value):
             return None
         names = _unique_names(info)
         if names is None:
@@ -113,15 +115,19 @@ class DataFrameFixes:
         name = info.key_names[index]
         edits = remove_items(unit, [k.span for k in aggregate.keys], {index})
         functions = info.functions
-        any_value = f"{functions}.any_value({key.text}).alias({_literal(name)})"
+        if kept.constant is not None:
+            # The value as Spark SQL text, typed as the key was: no aggregate to compute.
+            shown = f"{functions}.expr({_literal(kept.constant)}).alias({_literal(name)})"
+        else:
+            shown = f"{functions}.any_value({key.text}).alias({_literal(name)})"
         if info.method == "agg":
             if not info.args or key.text.count(".alias(") or _is_dict(unit, info.args[0]):
                 return None
             if not kept.duplicate:
-                edits.append(unit.edit(info.args[0].start, info.args[0].start, f"{any_value}, "))
+                edits.append(unit.edit(info.args[0].start, info.args[0].start, f"{shown}, "))
         elif info.method == "count":
             count = f"{functions}.count({functions}.lit(1)).alias(\"count\")"
-            parts = [count] if kept.duplicate else [any_value, count]
+            parts = [count] if kept.duplicate else [shown, count]
             edits.append(unit.edit(info.call.start, info.call.end, f".agg({', '.join(parts)})"))
         else:
             return None

@@ -9,8 +9,10 @@ hold (an opaque DataFrame over all of them, or `Unknown`).
 Every expression becomes a `Value` (see `sortlint.sources.pyspark.values`): a DataFrame built from
 `spark.table`, `spark.read...`, `spark.sql`, and the methods of the DataFrame API; a Column
 built from `pyspark.sql.functions` and Column methods; a window specification; a Python
-constant; or `Unknown`. A DataFrame method the reader does not model, or a DataFrame whose
-origin it cannot see (a parameter, the result of a user function), is an opaque operation.
+constant; or `Unknown`. A DataFrame method the reader does not model is an opaque operation;
+a DataFrame whose origin it cannot see (a parameter, the result of a function it cannot
+follow, `spark.createDataFrame`) is rows of unknown columns (`elsewhere`, or the parameter's
+placeholder), which the operations on it are read over.
 
 A DataFrame is *consumed* where it is written, turned into a view, turned into a local result
 (`collect`, `show`, `toPandas`, ...), returned, or handed to code the reader cannot follow. A
@@ -85,7 +87,7 @@ SPARK_ONLY_METHODS = frozenset("""
 # another library's object has too (the call binds a DataFrame only when it is given one).
 PARAMETER_METHODS = SPARK_ONLY_METHODS | frozenset("""
     select filter where join union distinct drop alias limit agg write transform sort cache
-    persist dropna fillna na
+    persist dropna fillna na sample
 """.split())
 # Actions: what they do with the rows.
 RESULT_ACTIONS = frozenset("""
@@ -162,9 +164,13 @@ class Param(Unknown):
 
 @dataclass(eq=False)
 class RepoModule(Value):
-    """A module of the repository the job imports (`import helpers`): its names."""
+    """A module of the repository the job imports (`import helpers`): its names, and - by
+    its dotted `path`, when imported by one - its submodules (`import etl.metrics` binds
+    `etl`, whose `metrics` is that module). `reader` is None for a package without
+    `__init__.py`."""
 
-    reader: JobReader
+    reader: JobReader | None
+    path: str = ""
 
 
 @dataclass
@@ -391,9 +397,10 @@ class JobReader:
                 if module is not None:
                     local = _dotted(alias.asname.name) if alias.asname is not None else None
                     if local is not None:
-                        scope.names[local] = RepoModule(module)
-                    elif "." not in path:
-                        scope.names[path] = RepoModule(module)
+                        scope.names[local] = RepoModule(module, path)
+                    else:
+                        first = path.split(".")[0]
+                        scope.names[first] = RepoModule(module if first == path else self.modules(first, 0), first)
                     continue
                 if alias.asname is not None:
                     local = _dotted(alias.asname.name)
@@ -430,17 +437,24 @@ class JobReader:
         if self.modules is None or isinstance(node.names, cst.ImportStar):
             return False
         level = len(node.relative)
-        module = self.modules(_dotted(node.module) if node.module is not None else "", level)
-        if module is None:
+        base = _dotted(node.module) if node.module is not None else ""
+        module = self.modules(base, level)
+        found: dict[str, Value] = {}
+        for alias in node.names:
+            name = _dotted(alias.name)
+            value = module.module_scope.names.get(name) if module is not None else None
+            if value is None:  # `from package import module`, `__init__.py` or not
+                dotted = f"{base}.{name}" if base else name
+                sub = self.modules(dotted, level)
+                value = RepoModule(sub, dotted if not level else "") if sub is not None else None
+            if value is not None:
+                found[_dotted(alias.asname.name) if alias.asname is not None else name] = value
+        if module is None and not found:
             return False
         for alias in node.names:
             name = _dotted(alias.name)
             local = _dotted(alias.asname.name) if alias.asname is not None else name
-            found = module.module_scope.names.get(name)
-            if found is None and self.modules is not None:  # `from package import module`
-                sub = self.modules(f"{_dotted(node.module)}.{name}" if node.module is not None else name, level)
-                found = RepoModule(sub) if sub is not None else None
-            scope.names[local] = found if found is not None else Unknown(name, name)
+            scope.names[local] = found.get(local, Unknown(name, name))
         return True
 
     def note_functions(self, local: str, value: Value) -> None:
@@ -590,6 +604,8 @@ class JobReader:
 
     def subscript(self, node: cst.Subscript, scope: Scope) -> Value:
         receiver = self.expression(node.value, scope)
+        if isinstance(receiver, Param) and self.used_as_dataframe(receiver):
+            receiver = DataFrame(self.placeholder(receiver))
         if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
             for element in node.slice:
                 if isinstance(element.slice, cst.Index):
@@ -704,15 +720,18 @@ class JobReader:
             if name in DATAFRAME_ATTRIBUTES:
                 return Bound(receiver, name, dot, name_at)
             return Column(CRef(name, receiver.op))
-        if isinstance(receiver, Param) and name in PARAMETER_METHODS:
+        if isinstance(receiver, Param) and (name in PARAMETER_METHODS or self.used_as_dataframe(receiver)):
             return self.attribute(DataFrame(self.placeholder(receiver)), name, dot, name_at, node)
         if isinstance(receiver, RepoModule):
-            found = receiver.reader.module_scope.names.get(name)
+            found = receiver.reader.module_scope.names.get(name) if receiver.reader is not None else None
+            if found is None and receiver.path and self.modules is not None:
+                sub = self.modules(f"{receiver.path}.{name}", 0)
+                found = RepoModule(sub, f"{receiver.path}.{name}") if sub is not None else None
             return found if found is not None else Unknown(f"{name} of an imported module", name)
         if isinstance(receiver, Unknown) and name in SPARK_ONLY_METHODS | {"write"}:
-            opaque = self.new_op("opaque", detail=f"a DataFrame from elsewhere ({receiver.name or receiver.reason})",
-                                 extent=self.range(node.value))
-            return self.attribute(DataFrame(opaque), name, dot, name_at, node)
+            what = receiver.name or receiver.reason
+            unknown = self.new_op("elsewhere", detail=f"a DataFrame from elsewhere ({what})", extent=self.range(node.value))
+            return self.attribute(DataFrame(unknown), name, dot, name_at, node)
         if isinstance(receiver, (Reader, Writer, Grouped, Column, WindowSpec, NaFunctions, PyValue, Bound, DeltaTable)):
             return Bound(receiver, name, dot, name_at)
         name_path = f"{receiver.name}.{name}" if isinstance(receiver, Unknown) and receiver.name else ""
@@ -843,8 +862,10 @@ class JobReader:
             self.changes(written_names(self.text(span)), span)
             reason = "the SQL is built at run time: not analysable"
             return DataFrame(self.new_op("sql", extent=span, detail=SqlSource(None, reason)))
-        if name in ("createDataFrame", "range"):
-            return DataFrame(self.new_op("opaque", extent=span, detail=f"spark.{name}(...)"))
+        if name == "createDataFrame":
+            return DataFrame(self.new_op("elsewhere", extent=span, detail="spark.createDataFrame(...)"))
+        if name == "range":
+            return DataFrame(self.new_op("opaque", extent=span, detail="spark.range(...)"))
         if name == "newSession":
             return Session()
         return Unknown(f"spark.{name}(...)")
@@ -930,6 +951,13 @@ class JobReader:
             return self.call_function(args[0].value, (receiver, *args[1:]), kwargs, span)
         if name in ("groupBy", "groupby", "rollup", "cube"):
             return Grouped(op, "groupBy" if name == "groupby" else name, args, call, bound.name_at)
+        if name in ("sample", "sampleBy"):
+            # Which rows it keeps depends on the order they come in (it draws row by row in
+            # each partition): what it is given is a result, whose order nothing discards, and
+            # what it gives rows of which nothing is known.
+            sampled = (span[0], bound.dot)
+            self.escape(DataFrame(op), sampled)
+            return DataFrame(self.new_op("elsewhere", extent=span, detail=f"a {name} of {self.text(sampled)}"))
         if name in TRANSFORMATIONS:
             inputs: tuple[Op, ...] = (op,)
             if name in ("join", "crossJoin", "union", "unionAll", "unionByName", "intersect",
@@ -980,7 +1008,7 @@ class JobReader:
         found = self.dataframe_of(arg.value)
         if found is not None:
             return found
-        return self.new_op("opaque", extent=arg.span, detail=f"a DataFrame from elsewhere ({arg.text})")
+        return self.new_op("elsewhere", extent=arg.span, detail=f"a DataFrame from elsewhere ({arg.text})")
 
     def grouped_method(self, grouped: Grouped, bound: Bound, args, kwargs, span) -> Value:
         name = bound.name
@@ -1128,6 +1156,11 @@ class JobReader:
             function.placeholders[param.name] = self.new_op("param", detail=param)
         return function.placeholders[param.name]
 
+    def used_as_dataframe(self, param: Param) -> bool:
+        """Whether the body already read the parameter as a DataFrame (`df.filter(df.x > 0)`:
+        `df.x` is then its column, as `df.filter` made it one)."""
+        return param.function is not None and param.name in param.function.placeholders
+
     def reaches(self, op: Op, function: UserFunction) -> bool:
         """Whether `op` is made from a placeholder of `function`."""
         wanted = {id(p) for p in function.placeholders.values()}
@@ -1168,7 +1201,7 @@ class JobReader:
             op = self.dataframe_of(arg.value) if arg is not None else None
             if op is None:
                 what = arg.text if arg is not None else f"the default of {name}"
-                op = self.new_op("opaque", detail=f"a DataFrame from elsewhere ({what})")
+                op = self.new_op("elsewhere", detail=f"a DataFrame from elsewhere ({what})")
             positions[id(placeholder)] = len(inputs)
             inputs.append(op)
         for name, arg in given.items():
@@ -1194,6 +1227,10 @@ class JobReader:
         if isinstance(result, DataFrame) and self.reaches(result.op, function):
             made = self.new_op("call", inputs, extent=span, detail=Instance(function, result.op, positions))
             return DataFrame(made)
+        if isinstance(result, DataFrame) and function.reader is not self:
+            # Made by another file's code (`load(spark)` of an imported module): its positions
+            # are that file's, and it is linted there.
+            return DataFrame(self.new_op("call", extent=span, detail=Instance(function, result.op, {})))
         if isinstance(result, PyList):
             items = tuple(replace(item, value=self.returned_value(function, item.value, given, inputs, positions, span))
                           for item in result.items)

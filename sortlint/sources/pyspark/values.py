@@ -247,10 +247,10 @@ class Writer(Value):
 class Op:
     """One DataFrame: a source or a method applied to `inputs[0]` (joins and unions have more).
 
-    `kind` is a source kind (`table`, `read`, `sql`, `opaque`, `merge`) or the DataFrame method
-    (`select`, `orderBy`, ...; `agg` for every aggregation of a `Grouped`). `call` runs from
-    the method's dot to its closing parenthesis; `extent` is the whole expression, for the
-    text of the unit."""
+    `kind` is a source kind (`table`, `read`, `sql`, `elsewhere`, `opaque`, `merge`) or the
+    DataFrame method (`select`, `orderBy`, ...; `agg` for every aggregation of a `Grouped`).
+    `call` runs from the method's dot to its closing parenthesis; `extent` is the whole
+    expression, for the text of the unit."""
 
     kind: str
     inputs: tuple[Op, ...] = ()

@@ -76,6 +76,9 @@ class Piece:
     start: int
     end: int
     prefix_written: str = field(default="", compare=False)  # as in the source: `Rb`, `F`
+    # Why no edit inside this literal can be written (it is part of several strings built
+    # at run time, each of which an edit would change), or "".
+    refusal: str = field(default="", compare=False)
 
     @property
     def content_start(self) -> int:
@@ -165,6 +168,9 @@ class MappedText:
             if touched:
                 return f"the edit would change {segment.reason or 'text that is not written as it reads'}"
         first, last = self._piece_at(start), self._piece_at(end)
+        for index in {first, last}:
+            if index >= 0 and self.pieces[index].refusal:
+                return self.pieces[index].refusal
         if first != last and first >= 0 and last >= 0:
             return self._crossing(first, last)
         return None
@@ -281,9 +287,39 @@ class MappedText:
         if a.style != b.style:
             return "the edit would join string literals written with different quotes or prefixes"
         for left, right in zip(self.pieces[first:last], self.pieces[first + 1 : last + 1]):
-            if "#" in self.raw[left.end : right.start]:
+            between = self.raw[left.end : right.start]
+            if "#" in between:
                 return "the edit would remove a comment between string literals"
+            if right.start < left.end or not _ADJACENT.fullmatch(between):
+                return "the edit would run across strings joined at run time"
         return None
+
+
+# What may stand between two literals of one implicit concatenation (comments aside).
+_ADJACENT = re.compile(r"(?:\s|\\\r?\n)*")
+
+
+def joined(parts: Sequence[MappedText]) -> MappedText:
+    """The texts one after another (all mapped into one raw text), each keeping its map:
+    a string built at run time from pieces written in several places. An edit may not run
+    from one piece into another unless they are adjacent literals (`_crossing`)."""
+    texts: list[str] = []
+    segments: list[Segment] = []
+    pieces: list[Piece] = []
+    shift = 0
+    for part in parts:
+        # A literal cut in several parts (a line each, once dedented) is one piece.
+        index = []
+        for piece in part.pieces:
+            if piece not in pieces:
+                pieces.append(piece)
+            index.append(pieces.index(piece))
+        segments.extend(replace(s, start=s.start + shift, end=s.end + shift,
+                                piece=index[s.piece] if s.piece >= 0 else -1) for s in part.segments)
+        texts.append(part.text)
+        shift += len(part.text)
+    first = parts[0] if parts else MappedText("", ())
+    return MappedText("".join(texts), tuple(segments), tuple(pieces), first.raw, first.origin, first.newline)
 
 
 def _newline_of(raw: str) -> str:

@@ -20,8 +20,7 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from sortlint.errors import UserError
-from sortlint.files import read_source
+from sortlint.files import read_bytes
 from sortlint.sources.frontend import Preparation, Reading, dbt_project_root, holds_dbt_project
 
 _NAME = r"((?:[`\"]?\w+[`\"]?\.){0,2}[`\"]?\w+[`\"]?)"
@@ -58,9 +57,13 @@ def prepare(files: Sequence[Path], reading: Reading) -> Preparation:
         if dbt_project_root(reading, file.parent) is not None:
             continue
         try:
-            texts[file] = read_source(file)
-        except UserError:
+            data = read_bytes(file)
+        except OSError:
             continue  # reported if the file is checked; a file that cannot be read defines nothing
+        # Not decoded as `read_source` decodes: a file that is not UTF-8 still names what it
+        # writes, and stays the definer of those tables, so a file reading one reports that
+        # it cannot be read (`Workspace`) rather than lose what it defines without a word.
+        texts[file] = data.decode("utf-8", "replace")
         for name in written_names(texts[file], file.suffix == ".py"):
             writers.setdefault(name, set()).add(file)
     definers = {name: next(iter(writing)) for name, writing in writers.items() if len(writing) == 1}

@@ -165,7 +165,7 @@ def test_the_example_project_has_the_same_findings_rendered_by_dbt(incremental):
     by_dbt = found("dbt")
     assert by_dbt == [
         ("customer_orders.sql", 4, 1, "SL301"), ("customer_orders.sql", 6, 20, "SL103"),
-        ("customer_sequence.sql", 5, 58, "SL201"), ("daily_refunds.sql", 5, 22, "SL103"),
+        ("customer_sequence.sql", 5, 58, "SL201"), ("daily_refunds.sql", 7, 22, "SL103"),
         ("daily_revenue.sql", 8, 22, "SL103"),
         ("daily_revenue.sql", 10, 10, "SL003"), ("order_items.sql", 7, 5, "SL002"),
         ("order_revenue.sql", 6, 1, "SL101"),
@@ -665,3 +665,66 @@ def test_a_hook_that_asks_the_database_does_not_stop_dbt_rendering_the_models(tm
     assert main(["check", "--no-cache", "--dbt-renderer", "dbt", str(model)]) == 1
     assert capsys.readouterr() == (
         f"{model}:1:29: SL003 [*] sort key a repeats an earlier key [query]\nFound 1 finding in 1 file.\n", "")
+
+
+@requires_dbt
+@pytest.mark.dbt_core
+def test_an_upstream_model_that_is_not_utf8_is_named_whoever_renders(tmp_path, capsys, monkeypatch):
+    from test_dbt_project import latin1_upstream_example
+
+    root = latin1_upstream_example(tmp_path / "repo")
+    monkeypatch.chdir(root)
+    failure = "models/staging/stg_refunds.sql is not UTF-8 text: invalid continuation byte at byte 23"
+    assert main(["check", "--no-cache", "--dbt-renderer", "dbt", "dbt/models/marts/daily_refunds.sql"]) == 2
+    assert capsys.readouterr() == ("", f"error: {root.resolve() / 'dbt' / 'dbt_project.yml'}: dbt cannot "
+                                       f"render the project (--dbt-renderer dbt): {failure}\n")
+    # dbt installed and not asked for by name: the built-in renderer takes the project over,
+    # and the file it cannot read either is the run's error
+    assert main(["check", "--no-cache", "dbt/models/marts/daily_refunds.sql"]) == 2
+    assert capsys.readouterr() == ("Found 0 findings. 1 error.\n", (
+        f"note: {root.resolve() / 'dbt'}: dbt cannot render the project, so sortlint's built-in "
+        f"renderer renders its models: {failure}\n"
+        "error: dbt/models/staging/stg_refunds.sql:1: not UTF-8 text: invalid continuation byte at "
+        "byte 23 (it defines shop_analytics.stg_refunds, which a checked file reads)\n"))
+
+
+@requires_dbt
+@pytest.mark.dbt_core
+def test_a_model_that_never_ends_is_its_files_error_and_dbt_renders_the_others(tmp_path, capsys, monkeypatch):
+    (tmp_path / "sortlint.yml").write_text("dbt:\n  render_timeout: 1\n")
+    (tmp_path / "p" / "models").mkdir(parents=True)
+    (tmp_path / "p" / "dbt_project.yml").write_text("name: p\n")
+    (tmp_path / "p" / "models" / "loops.sql").write_text(
+        "select a from t {% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}\n")
+    (tmp_path / "p" / "models" / "plain.sql").write_text("select a from t order by a, a\n")
+    monkeypatch.chdir(tmp_path)
+    assert main(["check", "--no-cache", "--dbt-renderer", "dbt", "p"]) == 2
+    assert capsys.readouterr() == (
+        "p/models/plain.sql:1:29: SL003 [*] sort key a repeats an earlier key [query]\n"
+        "Found 1 finding in 1 file. 1 error.\n",
+        "error: p/models/loops.sql: cannot render with dbt (--dbt-renderer dbt): Compilation Error in "
+        "model loops (models/loops.sql) rendering took longer than 1 s; a template that never ends? "
+        "(sortlint.yml's `dbt: {render_timeout: ...}` sets the limit)\n")
+
+
+@requires_dbt
+@pytest.mark.dbt_core
+def test_unsaved_text_of_a_model_is_rendered_as_it_is_whoever_renders(tmp_path):
+    """dbt rendered the file as saved; standard input (and an editor's buffer) stands in
+    for it with a Jinja comment more: rendered by the built-in renderer, said in a note,
+    never an error asking to run sortlint again."""
+    shutil.copytree(EXAMPLES, tmp_path / "repo", ignore=shutil.ignore_patterns(".sortlint_cache"))
+    model = "dbt/models/marts/daily_revenue.sql"
+    unsaved = "{# note #}\n" + (tmp_path / "repo" / model).read_text()
+    result = subprocess.run(
+        [sys.executable, "-m", "sortlint", "check", "--no-cache", "--dbt-renderer", "dbt",
+         "--stdin-filename", model, "-"],
+        input=unsaved, capture_output=True, text=True, timeout=900, cwd=tmp_path / "repo",
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[3])},
+    )
+    assert (result.returncode, result.stdout, result.stderr) == (1, (
+        f"{model}:9:22: SL103 group key currency is constant: WHERE stg_orders.currency = 'EUR' (line 5) [query]\n"
+        f"{model}:11:10: SL003 [*] sort key currency is constant: WHERE stg_orders.currency = 'EUR' (line 5) [query]\n"
+        "Found 2 findings in 1 file.\n"), (
+        f"note: {model}: rendered by sortlint's built-in renderer: dbt rendered the saved file, and the "
+        "text standing in for it changes more than its literal text\n"))

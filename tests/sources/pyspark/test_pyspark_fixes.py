@@ -256,7 +256,7 @@ def test_sl103_keeps_the_column_with_any_value(job):
     ''')
     assert findings(path) == [(1, "SL103"), (3, "SL103")]
     assert fixed(path, "--unsafe-fixes") == textwrap.dedent('''\
-        a = spark.table("events").filter(F.col("host") == "a").groupBy("level").agg(F.any_value("host").alias("host"), F.count("*").alias("n")).select("host", "level", "n")
+        a = spark.table("events").filter(F.col("host") == "a").groupBy("level").agg(F.expr("'a'").alias("host"), F.count("*").alias("n")).select("host", "level", "n")
         a.write.saveAsTable("a")
         b = spark.table("orders").groupBy("order_id").agg(F.any_value("customer_id").alias("customer_id"), F.count(F.lit(1)).alias("count"))
         b.write.saveAsTable("b")

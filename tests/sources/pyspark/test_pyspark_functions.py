@@ -97,7 +97,7 @@ def test_a_function_that_writes_its_parameter(repo):
 
 def test_a_sort_inside_a_function_is_judged_where_the_function_is(repo):
     # At this call the sort is redundant, but the function may be called with other rows:
-    # its parameter is unknown where it is linted, so nothing is said of it.
+    # its parameter is rows nothing is known of where it is linted, so nothing is said of it.
     found, result = lint(repo, {"jobs/job.py": job("""
         def latest(df):
             return df.orderBy("host", "time")
@@ -105,7 +105,7 @@ def test_a_sort_inside_a_function_is_judged_where_the_function_is(repo):
         latest(spark.table("telemetry.events")).write.saveAsTable("out")
     """)})
     assert found == []
-    assert opaque_reasons(result) == ["a parameter of a function"]
+    assert opaque_reasons(result) == []
 
 
 def test_functions_of_an_imported_module_of_the_repository(repo):

@@ -11,7 +11,7 @@ import pytest
 
 from sortlint.config import load_config
 from sortlint.errors import UserError
-from sortlint.plan.nodes import Alias, Opaque, walk
+from sortlint.plan.nodes import Alias, Opaque, Scan, walk
 from sortlint.sources.frontend import Reading
 from sortlint.sources.pyspark.units import pyspark_units
 from sortlint.sources.registry import build
@@ -216,7 +216,7 @@ def test_names_followed_through_assignments_and_branches(config):
     assert [type(c).__name__ for c in merged[0].children] == ["Filter", "Scan"]
 
 
-def test_a_dataframe_from_elsewhere_is_opaque(config):
+def test_a_dataframe_from_elsewhere_is_rows_of_columns_not_known(config):
     _, units = units_of('''
         from pyspark.sql import functions as F
 
@@ -226,7 +226,8 @@ def test_a_dataframe_from_elsewhere_is_opaque(config):
     (unit,) = units
     root = statement(unit, config).root
     leaf = list(walk(root))[-1]
-    assert isinstance(leaf, Opaque) and leaf.reason == "the parameter df of enrich()"
+    assert isinstance(leaf, Scan) and (leaf.table, leaf.alias, leaf.columns) == ("<the parameter df of enrich()>", "df", ())
+    assert not any(isinstance(node, Opaque) for node in walk(root))
 
 
 def test_fstring_fields_naming_constants_are_their_values(config):
