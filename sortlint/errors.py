@@ -104,7 +104,7 @@ def missing_package(error: ModuleNotFoundError, doing: str) -> UserError | None:
     extra = OPTIONAL_PACKAGES.get(package)
     if extra is None:
         return None
-    return UserError(f"{doing} needs {package}, which is not installed: pip install 'sortlint[{extra}]'")
+    return UserError(f"{doing} needs {package}, which is not installed: sortlint's {extra} extra installs it (README: Install)")
 
 
 class ConfigErrors(ConfigError):

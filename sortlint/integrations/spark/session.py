@@ -186,7 +186,7 @@ def _reuse(spark: SparkSession, options: SparkOptions) -> SparkSession:
 def require_pyspark() -> None:
     if importlib.util.find_spec("pyspark") is None:
         raise UserError(
-            "the Spark commands need PySpark: pip install 'sortlint[spark]' "
+            "the Spark commands need PySpark: sortlint's spark extra installs it (README: Install) "
             "(or run them with spark-submit, which provides it)"
         )
 

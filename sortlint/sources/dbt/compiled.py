@@ -127,7 +127,7 @@ def compiled_project(project: Project, options: DbtOptions) -> CompiledProject |
     version = dbt_version()
     if version is None:
         if chosen == "dbt":
-            return CompiledProject(failure="dbt-core is not installed (pip install 'sortlint[dbt]')")
+            return CompiledProject(failure="dbt-core is not installed (sortlint's dbt extra installs it: README, Install)")
         return None
     options = replace(options, renderer="auto")
     compiled: CompiledProject = project.derived(("compiled", options, version),

@@ -29,7 +29,7 @@ def test_without_pyspark(tmp_path, capsys, monkeypatch):
     code, out, err = run_cli(capsys, "contracts", "--config", str(config(tmp_path)))
     assert (code, out) == (2, "")
     assert err == (
-        "error: the Spark commands need PySpark: pip install 'sortlint[spark]' "
+        "error: the Spark commands need PySpark: sortlint's spark extra installs it (README: Install) "
         "(or run them with spark-submit, which provides it)\n"
     )
 
@@ -73,7 +73,7 @@ def test_without_pyarrow(tmp_path, command):
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr == (
         f"error: sortlint {command[0]} needs pyarrow, which is not installed: "
-        "pip install 'sortlint[spark]'\n"
+        "sortlint's spark extra installs it (README: Install)\n"
     )
 
 
