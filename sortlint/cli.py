@@ -283,11 +283,12 @@ def _warn_nothing_matched(paths, config) -> None:
 
 def _store(args, config):
     """The persistent cache the command reads and writes, or None (`--no-cache`)."""
-    from sortlint.store import Store, cache_directory
+    from sortlint.store import Store, cache_directory, disabled_by_environment
 
-    if getattr(args, "no_cache", False):
+    given = getattr(args, "cache_dir", None)
+    if getattr(args, "no_cache", False) or (given is None and disabled_by_environment()):
         return None
-    return Store(cache_directory(getattr(args, "cache_dir", None), config.root))
+    return Store(cache_directory(given, config.root))
 
 
 def run_clean(args) -> int:

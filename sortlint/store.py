@@ -131,6 +131,12 @@ def sortlint_digest() -> str:
     return digest(sortlint.__version__, sorted(stamps))
 
 
+def disabled_by_environment() -> bool:
+    """`SORTLINT_CACHE_DIR=off` (or `0`, `none`) turns the cache off, as it turns off the cache
+    of dbt's renderings: it is no folder's name."""
+    return os.environ.get(ENVIRONMENT_VARIABLE, "").strip().lower() in ("0", "off", "none")
+
+
 def cache_directory(given: Path | None, config_root: Path) -> Path:
     """Where the cache lives: `--cache-dir`, else $SORTLINT_CACHE_DIR, else
     `.sortlint_cache` beside the configuration (the project's root)."""

@@ -114,6 +114,22 @@ def test_a_warm_run_takes_the_records_and_gives_the_cold_runs_findings(project, 
     assert (project / "cache" / ".gitignore").read_text() == "*\n"
 
 
+@pytest.mark.parametrize("value", ["off", "OFF", "0", "none"])
+def test_sortlint_cache_dir_off_turns_the_cache_off(project, capsys, monkeypatch, value):
+    """As it turns off the cache of dbt's renderings: `off` is no folder to make."""
+    monkeypatch.setenv("SORTLINT_CACHE_DIR", value)
+    before = sorted(project.rglob("*"))
+    assert run(project, capsys, cache="")[0] == KIND_EMAIL
+    previous = Path.cwd()
+    os.chdir(project)
+    try:
+        assert main(["check", "--dbt-renderer", "builtin"]) == 1
+    finally:
+        os.chdir(previous)
+    capsys.readouterr()
+    assert sorted(project.rglob("*")) == before
+
+
 def test_the_cache_is_read(project, capsys):
     """A record is what a warm run reports: emptied by hand, the findings go with it."""
     assert findings(project, capsys) == KIND_EMAIL
