@@ -11,20 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from built_repository import write_repository
+from built_repository import CATALOG, write_repository
 from sortlint.cli import main
 from sortlint.config import load_config
 from sortlint.sources.python.strings import MappedText, joined
 from sortlint.workspace.check import check
-
-CATALOG = """\
-target: spark
-include: ["dags/**/*.py"]
-sources:
-  ods.orders:
-    columns: {order_id: bigint not null, user_id: bigint not null, amount: double, dt: string not null}
-"""
-
 
 @pytest.fixture
 def project(tmp_path: Path):
