@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import ClassVar, Literal, TypeVar
 
-from sortlint.config.citations import cited, shown_path  # noqa: F401 (shown_path: others import it here)
+from sortlint.config.citations import cited
 from sortlint.config.globs import excluded, excludes_folder, selected
 from sortlint.config.syntax import BadText, table_parts
 from sortlint.errors import ConfigError

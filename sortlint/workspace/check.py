@@ -27,8 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sortlint.config import Config
-from sortlint.config.citations import portable_citations
-from sortlint.config.model import shown_path
+from sortlint.config.citations import portable_citations, shown_path
 from sortlint.diagnostics import Finding
 from sortlint.errors import UserError
 from sortlint.files import read_source, recording_inputs

@@ -41,6 +41,7 @@ from pygls.uris import to_fs_path
 from pygls.workspace import TextDocument
 
 from sortlint import __version__
+from sortlint.config.citations import shown_path
 from sortlint.diagnostics import Applicability, Finding
 from sortlint.integrations.lsp import jobs, protocol
 from sortlint.integrations.lsp.checking import (
@@ -182,7 +183,7 @@ class SortlintServer(LanguageServer):
         else:
             found = await jobs.run(check_documents, [path], project, self.buffers(), self.settings)
         self.window_log_message(types.LogMessageParams(type=types.MessageType.Log, message=(
-            f"checked {_shown_path(path)} (version {version}) in {time.perf_counter() - started:.2f} s"
+            f"checked {shown_path(path)} (version {version}) in {time.perf_counter() - started:.2f} s"
             + (", the statements no edit touched taken from the check before" if found.incremental else "")
         )))
         if document.source == text and self.open_files().get(path) is document:
@@ -289,13 +290,6 @@ class SortlintServer(LanguageServer):
 
 def _path(uri: str) -> Path:
     return Path(to_fs_path(uri) or uri)
-
-
-def _shown_path(path: Path) -> str:
-    try:
-        return str(path.relative_to(Path.cwd()))
-    except ValueError:
-        return str(path)
 
 
 def _check_big(settings: Settings, request: tuple[Path, Path | None, dict[Path, str]], earlier: Earlier | None):
