@@ -27,7 +27,8 @@ test: $(STAMP) java
 
 # Long runs: the engine fuzzers (tests/fuzz/run.py: FUZZ_COUNT queries per engine from
 # FUZZ_SEED; FUZZ_ENGINES is spark, datafusion, spark-multifile (FUZZ_COUNT pairs of an upstream
-# CTAS and its reader) or all; reproducers go to fuzz-failures/), then
+# CTAS and its reader), spark-airflow (DAGs building their SQL at run time), spark-pyspark-modules
+# (DataFrames through functions of another module) or all; reproducers go to fuzz-failures/), then
 # the property tests of any input with new examples each time (no crash, whatever the input).
 FUZZ_SEED ?= 1
 FUZZ_COUNT ?= 500

@@ -28,6 +28,16 @@ The project is what a data team's repository looks like after a few years:
 * ~2% of the models disabled (the legacy folder, and `config(enabled=false)` in others);
   no enabled model reads a disabled one.
 
+`--profile real` (`profile="real"`) makes each model cost what a real project's does: the
+issue-31 project (1,196 models, many macros, long CTE chains, large YAML) took about 4x the
+plain profile's time per model. On top of the plain project, every model gets a chain of
+extra CTEs (10-30 in all) whose columns call macros of two local packages the generator
+writes into `packages/` (and, as `dbt deps` installs them, `dbt_packages/`): `bench_date`, a
+dbt_date-like set reached through `adapter.dispatch` (a `default__` and a `spark__`
+implementation each), and `bench_utils`, dbt_utils-like helpers that call `bench_date`'s and
+dbt_utils' macros in turn; the new columns are documented in the property files. The plain
+project is the same bytes with or without this option's code (`profile="plain"`).
+
 `plan(models, seed)` builds the model graph and every file's text in memory (the tests use
 it to check the graph's depth without writing files); `generate(root, models, seed)` writes
 it. The same arguments always give byte-identical files.
@@ -141,6 +151,123 @@ MACROS = {
     {{ column }} > (select date_sub(max({{ column }}), {{ var('lookback_days') }}) from {{ this }})
 {%- endmacro %}
 """,
+}
+
+# The real profile's local packages: package -> macro file -> text. bench_date's macros
+# dispatch (`adapter.dispatch(name, package)`), as dbt_date's and dbt_utils' do, to a
+# `spark__` implementation where Spark needs its own and to `default__` elsewhere;
+# bench_utils' measures call bench_date's and dbt_utils' macros across packages.
+PACKAGES = {
+    "bench_date": {
+        "day_of_week.sql": """\
+{#- ISO day of the week, 1 = Monday. -#}
+{% macro day_of_week(date, isoweek=true) -%}
+    {{ return(adapter.dispatch('day_of_week', 'bench_date')(date, isoweek)) }}
+{%- endmacro %}
+
+{% macro default__day_of_week(date, isoweek) -%}
+    {%- if isoweek -%}
+    ((dayofweek({{ date }}) + 5) % 7 + 1)
+    {%- else -%}
+    dayofweek({{ date }})
+    {%- endif -%}
+{%- endmacro %}
+
+{% macro spark__day_of_week(date, isoweek) -%}
+    {%- set dow = "date_format(" ~ date ~ ", 'u')" -%}
+    {%- if isoweek -%}
+    cast({{ dow }} as int)
+    {%- else -%}
+    (cast({{ dow }} as int) % 7 + 1)
+    {%- endif -%}
+{%- endmacro %}
+""",
+        "fiscal_periods.sql": """\
+{#- The fiscal year and quarter of a date, the year starting in `var('fiscal_start_month')`. -#}
+{% macro fiscal_quarter(date, start_month=none) -%}
+    {{ return(adapter.dispatch('fiscal_quarter', 'bench_date')(date, start_month)) }}
+{%- endmacro %}
+
+{% macro default__fiscal_quarter(date, start_month) -%}
+    {%- set start = start_month or var('fiscal_start_month', 2) -%}
+    (floor(pmod(month({{ date }}) - {{ start }}, 12) / 3) + 1)
+{%- endmacro %}
+
+{% macro fiscal_year(date, start_month=none) -%}
+    {{ return(adapter.dispatch('fiscal_year', 'bench_date')(date, start_month)) }}
+{%- endmacro %}
+
+{% macro default__fiscal_year(date, start_month) -%}
+    {%- set start = start_month or var('fiscal_start_month', 2) -%}
+    (year({{ date }}) + case when month({{ date }}) >= {{ start }} then 1 else 0 end)
+{%- endmacro %}
+""",
+        "periods.sql": """\
+{#- Truncations and offsets the reports use. -#}
+{% macro period_start(date, period='month') -%}
+    {{ return(adapter.dispatch('period_start', 'bench_date')(date, period)) }}
+{%- endmacro %}
+
+{% macro default__period_start(date, period) -%}
+    date_trunc('{{ period }}', {{ date }})
+{%- endmacro %}
+
+{% macro spark__period_start(date, period) -%}
+    {%- if period in ('day', 'week', 'month', 'quarter', 'year') -%}
+    cast(date_trunc('{{ period }}', {{ date }}) as date)
+    {%- else -%}
+    {{ exceptions.raise_compiler_error("unknown period " ~ period) }}
+    {%- endif -%}
+{%- endmacro %}
+
+{% macro days_between(start, end) -%}
+    {{ return(adapter.dispatch('days_between', 'bench_date')(start, end)) }}
+{%- endmacro %}
+
+{% macro default__days_between(start, end) -%}
+    datediff({{ end }}, {{ start }})
+{%- endmacro %}
+""",
+    },
+    "bench_utils": {
+        "strings.sql": """\
+{#- Text cleaning every staging layer repeats. -#}
+{% macro clean_string(column, case='lower') -%}
+    {{ return(adapter.dispatch('clean_string', 'bench_utils')(column, case)) }}
+{%- endmacro %}
+
+{% macro default__clean_string(column, case) -%}
+    {%- set trimmed = "nullif(trim(cast(" ~ column ~ " as string)), '')" -%}
+    {%- if case == 'lower' -%} lower({{ trimmed }})
+    {%- elif case == 'upper' -%} upper({{ trimmed }})
+    {%- else -%} {{ trimmed }}
+    {%- endif -%}
+{%- endmacro %}
+""",
+        "measures.sql": """\
+{#- Measures built on dbt_utils and bench_date: ratios, buckets, period labels. -#}
+{% macro ratio(numerator, denominator, scale=4) -%}
+    round({{ dbt_utils.safe_divide(numerator, denominator) }}, {{ scale }})
+{%- endmacro %}
+
+{% macro bucket(column, edges) -%}
+    case
+    {%- for edge in edges %}
+        when {{ column }} < {{ edge }} then {{ loop.index }}
+    {%- endfor %}
+        else {{ edges | length + 1 }}
+    end
+{%- endmacro %}
+
+{% macro period_label(date) -%}
+    concat('FY', {{ bench_date.fiscal_year(date) }}, '-Q', {{ bench_date.fiscal_quarter(date) }})
+{%- endmacro %}
+
+{% macro is_weekend(date) -%}
+    ({{ bench_date.day_of_week(date) }} >= 6)
+{%- endmacro %}
+""",
+    },
 }
 
 
@@ -578,6 +705,52 @@ class Planner:
                      meta={"unique": [["date_day"]]})
 
 
+def realistic(models: dict[str, Model], seed: int) -> None:
+    """The real profile: each model's final select becomes the first of a chain of 10-26
+    more CTEs, each adding a column or two through the local packages' macros (or filtering),
+    so a model holds 10-30 CTEs. A random generator of its own keeps the plain plan as it
+    is."""
+    rnd = random.Random(seed * 7919 + 31)
+    for model in models.values():
+        head, before, tail = re.fullmatch(r"(.*)\n\nselect \* from (\w+)(.*)", model.sql, re.S).groups()
+        ctes: list[str] = []
+        ts, amount = model.ts, model.amount
+        for step in range(rnd.randint(10, 26)):
+            name = f"step_{step + 1}"
+            kind = rnd.choice(("dow", "fiscal", "period", "label", "ratio", "bucket", "text",
+                               "age", "weekend", "filter"))
+            added: dict[str, tuple[str, str]] = {}  # column -> (Spark type, expression)
+            where = ""
+            if kind == "dow":
+                added[f"{ts}_dow_{step}"] = ("int", f"{{{{ bench_date.day_of_week('{ts}') }}}}")
+            elif kind == "fiscal":
+                added[f"{ts}_fq_{step}"] = ("bigint", f"{{{{ bench_date.fiscal_quarter('{ts}') }}}}")
+                added[f"{ts}_fy_{step}"] = ("int", f"{{{{ bench_date.fiscal_year('{ts}', 4) }}}}")
+            elif kind == "period":
+                period = rnd.choice(("week", "month", "quarter"))
+                added[f"{ts}_{period}_{step}"] = ("date", f"{{{{ bench_date.period_start('{ts}', '{period}') }}}}")
+            elif kind == "label":
+                added[f"period_label_{step}"] = ("string", f"{{{{ bench_utils.period_label('{ts}') }}}}")
+            elif kind == "ratio":
+                added[f"{amount}_ratio_{step}"] = ("double", f"{{{{ bench_utils.ratio('{amount}', '{rnd.choice((10, 100, 1000))}') }}}}")
+            elif kind == "bucket":
+                edges = sorted(rnd.sample((1, 5, 10, 50, 100, 500, 1000, 5000), rnd.randint(3, 6)))
+                added[f"{amount}_bucket_{step}"] = ("int", f"{{{{ bench_utils.bucket('{amount}', {edges}) }}}}")
+            elif kind == "text":
+                added[f"{ts}_text_{step}"] = ("string", f"{{{{ bench_utils.clean_string('{ts}', '{rnd.choice(('lower', 'upper', 'none'))}') }}}}")
+            elif kind == "age":
+                added[f"age_days_{step}"] = ("int", f"{{{{ bench_date.days_between('{ts}', 'current_date()') }}}}")
+            elif kind == "weekend":
+                added[f"is_weekend_{step}"] = ("boolean", f"{{{{ bench_utils.is_weekend('{ts}') }}}}")
+            else:
+                where = f"\n    where {ts} is not null or {amount} is not null"
+            items = "".join(f",\n        {expression} as {column}" for column, (_, expression) in added.items())
+            ctes.append(f"{name} as (\n\n    select\n        *{items}\n    from {before}{where}\n\n)")
+            model.columns.update({column: spark_type for column, (spark_type, _) in added.items()})
+            before = name
+        model.sql = f"{head},\n\n{CTES.join(ctes)}\n\nselect * from {before}{tail}"
+
+
 ITEMS = ",\n        "  # between the items of a select list
 CTES = ",\n\n"  # between CTEs
 
@@ -725,18 +898,33 @@ def project_yml(folders: set[str]) -> str:
         "\n".join(yaml_text(document)) + "\n"
 
 
-def plan(models: int = 1200, seed: int = 0) -> tuple[list[Source], dict[str, Model]]:
+PROFILES = ("plain", "real")
+
+
+def plan(models: int = 1200, seed: int = 0, profile: str = "plain") -> tuple[list[Source], dict[str, Model]]:
     """The project's sources and models (in dependency order), not yet written."""
+    if profile not in PROFILES:
+        raise ValueError(f"unknown profile {profile!r}: {', '.join(PROFILES)}")
     planner = Planner(models, seed)
     planner.plan()
+    if profile == "real":
+        realistic(planner.models, seed)
     return planner.sources, planner.models
 
 
-def files(models: int = 1200, seed: int = 0) -> dict[str, str]:
+def files(models: int = 1200, seed: int = 0, profile: str = "plain") -> dict[str, str]:
     """Every text file of the project: relative path -> content."""
-    sources, planned = plan(models, seed)
+    sources, planned = plan(models, seed, profile)
     out = {"dbt_project.yml": project_yml({m.folder for m in planned.values()}),
            "packages.yml": "packages:\n  - package: dbt-labs/dbt_utils\n    version: [\">=1.0.0\", \"<2.0.0\"]\n"}
+    if profile == "real":
+        out["packages.yml"] += "".join(f"  - local: packages/{package}\n" for package in PACKAGES)
+        for package, macros in PACKAGES.items():
+            for folder in ("packages", "dbt_packages"):  # dbt_packages/: what `dbt deps` installs
+                out[f"{folder}/{package}/dbt_project.yml"] = (
+                    f"name: {package}\nversion: '1.0.0'\nconfig-version: 2\nmacro-paths: [macros]\n")
+                for name, text in macros.items():
+                    out[f"{folder}/{package}/macros/{name}"] = text
     for name, text in MACROS.items():
         out[f"macros/{name}"] = text
     for name, text in SEEDS.items():
@@ -758,11 +946,11 @@ def files(models: int = 1200, seed: int = 0) -> dict[str, str]:
     return dict(sorted(out.items()))
 
 
-def generate(root: Path, models: int = 1200, seed: int = 0) -> Path:
+def generate(root: Path, models: int = 1200, seed: int = 0, profile: str = "plain") -> Path:
     """Writes the project into `root` (created; must not hold an older project) with
     dbt_utils in `dbt_packages/`, and returns `root`."""
     root = Path(root)
-    for relative, text in files(models, seed).items():
+    for relative, text in files(models, seed, profile).items():
         path = root / relative
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
@@ -777,9 +965,11 @@ def main() -> None:
     parser.add_argument("out", type=Path, help="directory to write the project into")
     parser.add_argument("--models", type=int, default=1200)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--profile", choices=PROFILES, default="plain",
+                        help="real: models as costly as a real project's (macro-heavy, 10-30 CTEs)")
     args = parser.parse_args()
-    generate(args.out, args.models, args.seed)
-    written = files(args.models, args.seed)
+    generate(args.out, args.models, args.seed, args.profile)
+    written = files(args.models, args.seed, args.profile)
     sql = sum(1 for p in written if p.endswith(".sql") and p.startswith("models/"))
     yml = sum(t.count("\n") for p, t in written.items() if p.startswith("models/") and p.endswith(".yml"))
     print(f"{args.out}: {sql} models, {yml} lines of property YAML")

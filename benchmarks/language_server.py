@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/language_server.py [--scale F] [--edits N] [--fix-all]
 
 A real client (pygls's) starts `python -m sortlint server` over stdio in a temporary folder
-holding a 2 MB SQL file of ~17,600 statements (three kinds, each a finding or a fix: the
+holding a 2 MB SQL file of ~20,400 statements (three kinds, each a finding or a fix: the
 `fix` input of `big_statements.py`) and a one-statement file, and measures, in wall seconds
 from the notification sent to the diagnostics received:
 

@@ -2,7 +2,8 @@
 project, one file, one file after an edit, a new model, 16 files — cold and warm, next to
 `dbt parse`, `dbt compile`, `sqlfluff lint` and a bare sqlglot parse of the compiled SQL.
 
-    .venv/bin/python benchmarks/project_scale.py [--models 1200] [--seed 0] [--project DIR]
+    .venv/bin/python benchmarks/project_scale.py [--models 1200] [--seed 0] [--profile real]
+        [--project DIR]
         [--runs 3] [--skip-dbt-renderer] [--skip-tools] [--sqlfluff-files N] [--whole-only]
 
 The project is `benchmarks/dbt_project.py`'s (or a copy of `--project DIR`: the edits below
@@ -12,11 +13,12 @@ resident set size, its reaped children included (sortlint's forked workers; not 
 JVM dbt starts, which dbt does not wait for).
 
 sortlint scenarios, each with `--dbt-renderer builtin` (and the whole project, and one
-model after an edit, also with the default renderer, dbt itself):
+model after an edit, also with `--dbt-renderer dbt`):
 
 * whole project, cold (the cache directory emptied first) and warm (nothing changed since
   the previous run), with the default `--jobs` and with `--jobs 1`;
-* one model named on the command line, cold and warm;
+* one model named on the command line, right after the whole project's run (the cache
+  holds that run's records), cold and warm;
 * one mid-chain model edited (a comment appended) and checked alone, warm otherwise;
 * one model added (reading the mid-chain model) and checked alone, warm otherwise;
 * 16 models, spread over the project, named on the command line, warm.
@@ -118,9 +120,7 @@ class Bench:
         self.edits = 0
 
     def sortlint(self, *args: str, renderer: str = "builtin") -> list[str]:
-        command = [str(BIN / "sortlint"), "check"]
-        if renderer != "auto":
-            command += ["--dbt-renderer", renderer]
+        command = [str(BIN / "sortlint"), "check", "--dbt-renderer", renderer]
         if self.cache_flag:
             command += ["--cache-dir", str(self.cache)]
         return [*command, *args]
@@ -173,6 +173,8 @@ def sortlint_round(bench: Bench, whole_only: bool, dbt_renderer: bool) -> None:
         bench.run(f"whole project, warm{suffix}", bench.sortlint(*jobs, everything))
     if not whole_only:
         one = str(bench.mid)
+        # What a pre-commit hook meets after CI or a whole check: the records of that run.
+        bench.run("one model after a whole-project run", bench.sortlint(one))
         bench.run("one model, cold", bench.sortlint(one), bench.cold)
         bench.run("one model, warm", bench.sortlint(one))
         bench.run("one model changed, warm", bench.sortlint(one), bench.edit_mid)
@@ -181,12 +183,12 @@ def sortlint_round(bench: Bench, whole_only: bool, dbt_renderer: bool) -> None:
         bench.restore([added])
         bench.run("16 models, warm", bench.sortlint(*map(str, bench.spread)), warm_up=True)
     if dbt_renderer:
-        bench.run("whole project, cold (dbt renders)", bench.sortlint(everything, renderer="auto"), bench.cold)
-        bench.run("whole project, warm (dbt renders)", bench.sortlint(everything, renderer="auto"))
+        bench.run("whole project, cold (dbt renders)", bench.sortlint(everything, renderer="dbt"), bench.cold)
+        bench.run("whole project, warm (dbt renders)", bench.sortlint(everything, renderer="dbt"))
     if dbt_renderer and not whole_only:
         # dbt renders a project with one `dbt compile` of every model, so an edit of any
         # model costs the check of one file a compile of the whole project.
-        bench.run("one model changed, warm (dbt renders)", bench.sortlint(str(bench.mid), renderer="auto"),
+        bench.run("one model changed, warm (dbt renders)", bench.sortlint(str(bench.mid), renderer="dbt"),
                   bench.edit_mid)
         bench.restore([])
 
@@ -226,6 +228,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", type=int, default=1200)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--profile", choices=dbt_project.PROFILES, default="plain",
+                        help="the generated project's (dbt_project.py --profile)")
     parser.add_argument("--project", type=Path, help="an existing dbt project (copied) instead of a generated one")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--skip-dbt-renderer", action="store_true", help="no runs rendered by dbt")
@@ -245,8 +249,8 @@ def main() -> None:
             shutil.copytree(args.project, project, ignore=shutil.ignore_patterns("target", "logs"))
             described = f"{args.project}"
         else:
-            dbt_project.generate(project, args.models, args.seed)
-            described = f"generated: {args.models} models, seed {args.seed}"
+            dbt_project.generate(project, args.models, args.seed, args.profile)
+            described = f"generated: {args.models} models, seed {args.seed}, profile {args.profile}"
         profile, schema = profile_and_name(project)
         profiles = scratch / "profiles"
         profiles.mkdir()
@@ -278,8 +282,8 @@ def main() -> None:
         files = bench.files.get(label, count)
         print(f"| {label} | {len(runs)} | {min(seconds):.2f} | {median:.2f} | {max(seconds):.2f} "
               f"| {median / files:.3f} | {max(m for _, m in runs):.0f} |")
-    print("\nRows are `sortlint check --dbt-renderer builtin` unless marked (dbt renders): the "
-          "default renderer; s/model divides by every model of the project (sqlfluff: by the models it linted).")
+    print("\nRows are `sortlint check --dbt-renderer builtin` unless marked (dbt renders): "
+          "`--dbt-renderer dbt`; s/model divides by every model of the project (sqlfluff: by the models it linted).")
 
 
 def profile_and_name(project: Path) -> tuple[str, str]:

@@ -156,8 +156,9 @@ def _common(command: argparse.ArgumentParser) -> None:
     )
     command.add_argument(
         "--dbt-renderer", choices=["auto", "dbt", "builtin"], default="auto",
-        help="who renders dbt models: dbt itself when dbt-core is installed (auto, the "
-        "default), dbt, or sortlint's built-in renderer",
+        help="who renders dbt models: sortlint's built-in renderer (the default) or dbt itself "
+        "(needs dbt-core; seconds per model); auto leaves the choice to $SORTLINT_DBT_RENDERER, "
+        "then the configuration (dbt: renderer)",
     )
     _debug(command)
 
@@ -165,6 +166,10 @@ def _common(command: argparse.ArgumentParser) -> None:
 def _checking_options(command: argparse.ArgumentParser) -> None:
     command.add_argument("--select", help="comma-separated rule codes or prefixes to enable")
     command.add_argument("--ignore", help="comma-separated rule codes or prefixes to disable")
+    command.add_argument(
+        "--ignore-noop", action="store_true",
+        help="leave out findings whose fix changes nothing in Spark's plan (config: ignore_noop)",
+    )
     command.add_argument("--exit-zero", action="store_true", help="exit 0 even with findings (errors still exit 2)")
     command.add_argument(
         "--no-force-exclude", dest="force_exclude", action="store_false",
@@ -450,6 +455,12 @@ def _config(args, paths):
         config = replace(config, select=_codes(args.select, "--select"))
     if getattr(args, "ignore", None):
         config = replace(config, ignore=config.ignore + _codes(args.ignore, "--ignore"))
+    if getattr(args, "ignore_noop", False):
+        config = replace(config, ignore_noop=True)
+    chosen = os.environ.get("SORTLINT_DBT_RENDERER", "").strip().lower()
+    if chosen not in ("", "auto", "builtin", "dbt"):
+        # Ignored, a misspelt `dbt` would render with the built-in renderer unnoticed.
+        raise UserError(f"SORTLINT_DBT_RENDERER={os.environ['SORTLINT_DBT_RENDERER']!r}: expected builtin or dbt")
     if getattr(args, "var", None) or getattr(args, "incremental", False) or getattr(args, "dbt_renderer", "auto") != "auto":
         from sortlint.sources.dbt.project import parse_var
 

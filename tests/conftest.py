@@ -37,28 +37,24 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     config.addinivalue_line(
         "markers",
-        "dbt_core: renders dbt projects with dbt itself (every other test uses the built-in "
-        "renderer, so that each small project of a test is not compiled by dbt)",
+        "dbt_core: renders dbt projects with dbt itself, asked for by name (`--dbt-renderer dbt`, "
+        "`DbtOptions(renderer='dbt')`): dbt compiles a project for tens of seconds",
     )
 
 
-    # dbt's renderings are cached for the session, away from the user's cache; tests use
-    # the built-in renderer unless marked `dbt_core` (see `_dbt_renderer`).
+    # dbt's renderings are cached for the session, away from the user's cache.
     os.environ["SORTLINT_CACHE_DIR"] = tempfile.mkdtemp(prefix="sortlint-test-cache-")
-    os.environ["SORTLINT_DBT_RENDERER"] = "builtin"
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     shutil.rmtree(os.environ.pop("SORTLINT_CACHE_DIR", ""), ignore_errors=True)
-    os.environ.pop("SORTLINT_DBT_RENDERER", None)
 
 
 @pytest.fixture(autouse=True)
-def _dbt_renderer(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A test marked `dbt_core` renders dbt projects as a user's run does: with dbt, when
-    dbt-core is installed."""
-    if request.node.get_closest_marker("dbt_core") is not None:
-        monkeypatch.delenv("SORTLINT_DBT_RENDERER", raising=False)
+def _dbt_renderer(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test renders dbt models with the built-in renderer, the default, unless it asks
+    for dbt by name: a developer's own $SORTLINT_DBT_RENDERER does not reach it."""
+    monkeypatch.delenv("SORTLINT_DBT_RENDERER", raising=False)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -25,6 +25,7 @@ LAYERS: dict[str, int] = {
     "sortlint.errors": 0,
     "sortlint.files": 0,
     "sortlint.stages": 0,
+    "sortlint.collector": 0,
     "sortlint.diagnostics": 1,
     "sortlint.units": 2,
     "sortlint.config": 3,

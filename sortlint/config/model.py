@@ -158,15 +158,24 @@ class SparkSettings:
     """Spark session settings that change what the planner does with an ordered input, or
     what an expression computes.
 
-    Defaults are Spark 4.3's: `spark.sql.execution.replaceHashWithSortAgg` is on since 4.3
-    (SPARK-58210; off from 3.3 to 4.2), `spark.sql.legacy.bucketedTableScan.outputOrdering`
+    Defaults are those of the Spark version declared (`spark: {version: "3.5"}`), else of
+    Spark 4.3 (the version the model is measured on; tests/engines/test_spark_rules.py asks
+    the installed Spark for its defaults): `spark.sql.execution.replaceHashWithSortAgg` is on
+    since 4.3 (SPARK-58210; off from 3.3 to 4.2), `spark.sql.legacy.bucketedTableScan.outputOrdering`
     off since 3.0, `spark.sql.ansi.enabled` on since 4.0 (off, integer arithmetic wraps around
-    and decimal overflow is NULL).
+    and decimal overflow is NULL). Adaptive query execution is not a setting here: a
+    finding's `effect` is the same with it on or off (tests/engines/test_spark_rules.py
+    measures both), where AQE's choices of join strategy from sizes are not the fix's.
     """
 
     replace_hash_with_sort_agg: bool = True
     legacy_bucketed_scan_ordering: bool = False
     ansi: bool = True
+
+    @classmethod
+    def of_version(cls, major: int, minor: int) -> SparkSettings:
+        """The defaults of Spark `major.minor`."""
+        return cls(replace_hash_with_sort_agg=(major, minor) >= (4, 3), ansi=major >= 4)
 
     # Each field and the session setting it mirrors, as messages name it.
     SESSION_KEYS: ClassVar[dict[str, str]] = {
@@ -219,9 +228,12 @@ class DbtOptions:
 
     vars: tuple[tuple[str, object], ...] = ()
     incremental: bool = False
-    # Who renders a dbt project's models: dbt itself when dbt-core is installed ("auto",
-    # unless $SORTLINT_DBT_RENDERER says otherwise), "dbt", or the built-in renderer.
+    # Who renders a dbt project's models, "dbt" or "builtin": the command line's choice
+    # (`renderer`), else $SORTLINT_DBT_RENDERER, else the configuration's
+    # (`configured_renderer`), else the built-in renderer; "auto" is no choice
+    # (`sortlint.sources.dbt.compiled.renderer` decides).
     renderer: DbtRenderer = "auto"
+    configured_renderer: DbtRenderer = "auto"
     render_timeout: int = 10
     render_max_bytes: int = 50_000_000
 
@@ -239,6 +251,8 @@ class Config:
     exclude: tuple[str, ...] = ()
     select: tuple[str, ...] = ("SL",)
     ignore: tuple[str, ...] = ()
+    # Leave out the findings whose fix changes nothing in Spark's plan (`Finding.effect`).
+    ignore_noop: bool = False
     spark: SparkSettings = SparkSettings()
     datafusion: DataFusionSettings = DataFusionSettings()
     airflow: AirflowSettings = AirflowSettings()

@@ -10,6 +10,7 @@ import difflib
 import os
 import re
 from collections.abc import Callable, Collection
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,7 @@ TOP_KEYS = (
     "exclude",
     "select",
     "ignore",
+    "ignore_noop",
     "spark",
     "datafusion",
     "airflow",
@@ -37,10 +39,12 @@ TOP_KEYS = (
     "contracts_report",
     "docs_url",
 )
-SPARK_KEYS = tuple(SparkSettings.SESSION_KEYS)
+SPARK_KEYS = ("version", *SparkSettings.SESSION_KEYS)
+_SPARK_VERSION = re.compile(r"(\d+)\.(\d+)(?:\.\d+)?")
 DATAFUSION_KEYS = ("target_partitions",)
 AIRFLOW_KEYS = ("sql_arguments",)
-DBT_KEYS = ("render_timeout", "render_max_bytes")
+DBT_KEYS = ("renderer", "render_timeout", "render_max_bytes")
+DBT_RENDERERS = ("builtin", "dbt")
 _SQL_RUNNER = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?")
 TARGETS: tuple[Target, ...] = ("spark", "datafusion")
 RULE_CODE = re.compile(r"SL\d{0,3}")
@@ -80,6 +84,7 @@ def parse_config(
         exclude=setting("exclude", parse_globs, ()),
         select=setting("select", parse_rule_codes, ("SL",), rules),
         ignore=setting("ignore", parse_rule_codes, (), rules),
+        ignore_noop=setting("ignore_noop", parse_flag, False),
         spark=setting("spark", parse_spark, SparkSettings()),
         datafusion=setting("datafusion", parse_datafusion, DataFusionSettings()),
         airflow=setting("airflow", parse_airflow, AirflowSettings()),
@@ -101,6 +106,10 @@ def parse_target(entry: nodes.Entry, path: Path | None) -> Target:
             f"bad target {entry.value.value!r}; expected spark or datafusion", entry.value, path
         )
     return value  # type: ignore[return-value]
+
+
+def parse_flag(entry: nodes.Entry, path: Path | None) -> bool:
+    return nodes.boolean(entry.value, path, entry.key)
 
 
 def parse_dialect(entry: nodes.Entry, path: Path | None) -> str:
@@ -161,9 +170,18 @@ def unknown_rule_code(code: str, rules: Collection[str], where: str) -> str | No
 
 def parse_spark(entry: nodes.Entry, path: Path | None) -> SparkSettings:
     """The session settings Spark's model depends on; each one left out keeps Spark's default."""
-    given = nodes.fields(entry.value, path, "spark", SPARK_KEYS)
+    given = dict(nodes.fields(entry.value, path, "spark", SPARK_KEYS))
+    defaults = SparkSettings()
+    version = given.pop("version", None)
+    if version is not None:
+        nodes.scalar(version.value, path, "spark.version")
+        text = str(version.value.value).strip()  # as written: YAML reads 3.10 as the number 3.1
+        match = _SPARK_VERSION.fullmatch(text)
+        if match is None:
+            nodes.fail(f"bad spark.version {text!r}; expected a Spark version such as 3.5 or 4.3.0", version.value, path)
+        defaults = SparkSettings.of_version(int(match[1]), int(match[2]))
     flags = {key: nodes.boolean(flag.value, path, f"spark.{key}") for key, flag in given.items()}
-    return SparkSettings(**flags)
+    return replace(defaults, **flags)
 
 
 def parse_datafusion(entry: nodes.Entry, path: Path | None) -> DataFusionSettings:
@@ -199,14 +217,21 @@ def parse_airflow(entry: nodes.Entry, path: Path | None) -> AirflowSettings:
 
 
 def parse_dbt(entry: nodes.Entry, path: Path | None) -> DbtOptions:
-    """What one rendering of a template may cost: `render_timeout` (whole seconds) and
-    `render_max_bytes` (of its output); the rest of `DbtOptions` is the command line's."""
+    """Who renders models (`renderer`: builtin or dbt) and what one rendering of a template
+    may cost: `render_timeout` (whole seconds) and `render_max_bytes` (of its output); the
+    rest of `DbtOptions` is the command line's."""
     given = nodes.fields(entry.value, path, "dbt", DBT_KEYS)
 
     def budget(key: str, default: int) -> int:
         return nodes.positive_integer(given[key].value, path, f"dbt.{key}") if key in given else default
 
-    return DbtOptions(render_timeout=budget("render_timeout", DbtOptions.render_timeout),
+    configured = "auto"
+    if "renderer" in given:
+        configured = nodes.string(given["renderer"].value, path, "dbt.renderer").strip()
+        if configured not in DBT_RENDERERS:
+            nodes.fail(f"bad dbt.renderer {configured!r}; expected builtin or dbt", given["renderer"].value, path)
+    return DbtOptions(configured_renderer=configured,  # type: ignore[arg-type]
+                      render_timeout=budget("render_timeout", DbtOptions.render_timeout),
                       render_max_bytes=budget("render_max_bytes", DbtOptions.render_max_bytes))
 
 

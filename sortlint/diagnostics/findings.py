@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from sortlint.diagnostics.effects import Effect
 from sortlint.diagnostics.fixes import Fix
 
 # What a conclusion rests on: the query alone, a declaration of the catalog, or the code of
@@ -25,6 +26,9 @@ class Finding:
     end_column: int
     basis: Basis
     fix: Fix | None = field(default=None, compare=False)
+    # What the fix changes in Spark's executed plan, as the Spark model predicts it; None
+    # where the model does not know, and for every other target.
+    effect: Effect | None = field(default=None, compare=False)
 
     @property
     def sort_key(self) -> tuple:

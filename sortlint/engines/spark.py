@@ -37,6 +37,7 @@ modelled here forgets every ordering.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, replace
 from functools import partial
 
@@ -44,6 +45,7 @@ from sqlglot import exp
 
 from sortlint.config import Source
 from sortlint.config.model import SparkSettings
+from sortlint.diagnostics import Effect
 from sortlint.engines import operators, seeding
 from sortlint.engines.analysis import (
     AggregateStrategy, Analysis, Delivered, Engine, SortFate, Transfer,
@@ -268,7 +270,7 @@ def _fate(sort: n.Sort, analysis: Analysis) -> SortFate | None:
         return REMOVED if through_repartition else None
     if isinstance(consumer, n.Aggregate):
         return None  # decided by the aggregate (`_settle_sorts_beneath`)
-    if _removes_sorts(consumer, analysis):
+    if _removes_sorts(consumer, analysis) and not _sorts_by_a_literal(consumer):
         return REMOVED
     if isinstance(consumer, n.Write) and _bucketed(consumer, analysis):
         # The write sorts each bucket file by its bucket and sort columns: a local sort
@@ -317,6 +319,25 @@ def _removes_sorts(consumer: n.Node | None, analysis: Analysis) -> bool:
     if isinstance(consumer, n.SetOp):
         return consumer.kind != "union" and consumer.distinct
     return isinstance(consumer, n.Repartition) and _keyed(consumer)
+
+
+def _sorts_by_a_literal(consumer: n.Node | None) -> bool:
+    """An ORDER BY with a key that is a literal, or a select-list column bound to one:
+    `EliminateSorts` then only strips that key and leaves the sorts beneath in place (measured
+    in tests/engines/test_spark_rules.py: `ORDER BY v, 'a'` over a sorted subquery runs both)."""
+    if not isinstance(consumer, n.Sort):
+        return False
+    below = consumer.children[0]
+    bound = {c.name.lower(): c.expr.node for c in below.columns} if isinstance(below, n.Project) else {}
+    for key in consumer.keys:
+        node = key.expr.node
+        if isinstance(node, exp.Column) and not node.table:
+            node = bound.get(node.name.lower(), node)
+        while isinstance(node, (exp.Cast, exp.Paren)):  # `0.00BD` reads as a cast of a literal
+            node = node.this
+        if isinstance(node, (exp.Literal, exp.Boolean, exp.Null)):
+            return True
+    return False
 
 
 def _bucketed(write: n.Write, analysis: Analysis) -> bool:
@@ -376,10 +397,14 @@ def aggregate(node: n.Aggregate, analysis: Analysis) -> Properties:
 
 
 def strategy(node: n.Aggregate, analysis: Analysis) -> AggregateStrategy:
+    return strategy_of([key.expr for key in node.keys], node, analysis)
+
+
+def strategy_of(keys: list[Expr], node: n.Aggregate, analysis: Analysis) -> AggregateStrategy:
     """`ReplaceHashWithSortAgg`: Spark streams a GROUP BY when its input's reported ordering
     starts with every key, in GROUP BY order, ascending with nulls first, and its rows are
-    clustered by the keys already (no shuffle between)."""
-    keys = [key.expr for key in node.keys]
+    clustered by the keys already (no shuffle between). `keys`: the aggregate's, or those a
+    fix leaves it."""
     if not keys or node.grouping_sets or len(set(keys)) != len(keys):
         return AggregateStrategy(mode="HashAggregate")
     order = reported(node.children[0], analysis)
@@ -483,6 +508,158 @@ def hashes_any_value(value_type: SqlType) -> bool:
 
 
 ENGINE = Engine(TRANSFER, prepare, hashes_any_value)
+
+# --- what a fix changes in the executed plan ----------------------------------------------
+#
+# A finding's `effect`: the operators its fix removes from and adds to the statement's executed
+# plan, with adaptive execution off and more than one shuffle partition (with one, Spark needs
+# no exchange at all). Predicted from the same model as the findings, and held to Spark's own
+# plans, before and after each fix family, in tests/engines/test_spark_rules.py (with adaptive
+# execution on too, Spark's default: its final plans differ by as much). None where
+# the model does not know: the sort of an ORDER BY ... LIMIT (a sorted top-k), a join above
+# the window a sort feeds (its sides must share a partitioning), a window whose
+# specifications a fix could merge, a window stacked on or under one written elsewhere (whose
+# fixes are withheld: they may split what Spark runs as one window).
+
+
+def sort_removal(sort: n.Sort, analysis: Analysis) -> Effect | None:
+    """Removing the sort: what Spark ran of it goes, and a window that ran on the range
+    partitioning of an ORDER BY brings its own exchange instead."""
+    before = _sort_cost(sort, analysis)
+    if before is None:
+        return None
+    window = _consuming_window(sort, analysis)
+    if window is None or not before:
+        return Effect.between(before, Counter())
+    below = reported(sort.children[0], analysis)
+    specs = _window_specs(window, analysis)
+    if len(specs) != 1 or _joined_above(window, analysis) or below.keys or below.clustered_by is not None:
+        return None  # which window runs on which partitioning, with the sort or without, is not modelled
+    (partition, order, _), = specs
+    rows = reported(window.children[0], analysis)
+    before = before + Counter(Sort=int(not _fits(rows, partition, order)), Exchange=int(not rows.clusters(frozenset(partition))))
+    return Effect.between(before, Counter(Sort=1, Exchange=1))
+
+
+def sort_key_dropped(sort: n.Sort, index: int, analysis: Analysis) -> Effect | None:
+    """Sorting without the `index`-th key: the same operators, unless Spark then finds the
+    input already in the order of the others."""
+    keys = tuple(SortKey(item.expr, item.options) for item in sort.keys)
+    before, after = _sort_cost(sort, analysis), _sort_cost(sort, analysis, keys[:index] + keys[index + 1:])
+    if before is None or after is None or _consuming_window(sort, analysis) is not None:
+        return None
+    return Effect.between(before, after)
+
+
+def _sort_cost(sort: n.Sort, analysis: Analysis, keys: Ordering | None = None) -> Counter[str] | None:
+    """The operators Spark runs for the sort (by `keys`, or its own): none when its optimizer
+    removes it (`SortFate`) or its input already reports that order (`RemoveRedundantSorts`;
+    a global one also needs the rows range partitioned, or in one partition)."""
+    fate = analysis.sort_fate(sort)
+    parent = analysis.parent(sort)
+    while isinstance(parent, n.Project):
+        parent = analysis.parent(parent)
+    if fate is None or isinstance(parent, n.Limit):
+        return None
+    if fate.removed:
+        return Counter(Exchange=1) if fate.keeps_exchange else Counter()
+    keys = keys if keys is not None else tuple(SortKey(item.expr, item.options) for item in sort.keys)
+    below = reported(sort.children[0], analysis)
+    if tuple(below.keys[: len(keys)]) == keys and (sort.scope == "partition" or below.scope == "global"):
+        return Counter()
+    # Rows in one partition (a global window's) need no range exchange to be sorted whole.
+    return Counter(Sort=1, Exchange=int(sort.scope == "global" and below.clustered_by != frozenset()))
+
+
+def _consuming_window(sort: n.Sort, analysis: Analysis) -> n.Window | None:
+    """The window that reads the global sort's rows (through renames and filters), which may
+    run on the sort's range partitioning."""
+    node: n.Node = sort
+    parent = analysis.parent(sort)
+    while parent is not None and _passes_sorts(parent, node):
+        node, parent = parent, analysis.parent(parent)
+    if sort.scope != "global" or not isinstance(parent, n.Window) or parent.children[0] is not node:
+        return None
+    return parent
+
+
+def stacked(window: n.Window, analysis: Analysis) -> bool:
+    """Whether another window reads this one's rows, or feeds them (through renames and
+    filters), with a specification written elsewhere: Spark runs adjacent windows of one
+    specification as one operator (`CollapseWindow`), which a key dropped from one of them
+    alone splits in two (measured: a Window and a Sort more). One PySpark `Window` object
+    used by both is one text, which a fix edits for both: no operator more."""
+    above = analysis.parent(window)
+    while isinstance(above, _BETWEEN_WINDOWS):
+        above = analysis.parent(above)
+    written = _written(window, analysis)
+    return any(isinstance(other, n.Window) and _written(other, analysis) != written
+               for other in (_window_below(window), above))
+
+
+_BETWEEN_WINDOWS = (n.Project, n.Alias, n.Filter)
+
+
+def _window_below(window: n.Window) -> n.Node:
+    below = window.children[0]
+    while isinstance(below, _BETWEEN_WINDOWS):
+        below = below.children[0]
+    return below
+
+
+def _lowest_of_one_text(window: n.Window, analysis: Analysis) -> n.Window:
+    """The first of the windows stacked under this one whose specification is the same text
+    (one PySpark `Window` object): a fix edits them all, and the rows they sort are its."""
+    below = _window_below(window)
+    while isinstance(below, n.Window) and _written(below, analysis) == _written(window, analysis):
+        window, below = below, _window_below(below)
+    return window
+
+
+def _written(window: n.Window, analysis: Analysis) -> frozenset:
+    return frozenset((f.partition_span, f.order_span) for f in analysis.computed(window))
+
+
+def _joined_above(node: n.Node, analysis: Analysis) -> bool:
+    parent = analysis.parent(node)
+    while parent is not None:
+        if isinstance(parent, n.Join):
+            return True
+        parent = analysis.parent(parent)
+    return False
+
+
+def regrouped(node: n.Aggregate, keys: list[Expr], analysis: Analysis) -> Effect:
+    """Grouping by `keys` (reordered or fewer): a hash aggregate that then streams becomes a
+    sort aggregate (on rows already clustered by the keys Spark plans one aggregate, not a
+    partial and a final one); otherwise the plan keeps its operators."""
+    before, after = strategy(node, analysis), strategy_of(keys, node, analysis)
+    if before.streams == after.streams:
+        return Effect()
+    hashing, streaming = Counter(HashAggregate=1), Counter(SortAggregate=1)
+    return Effect.between(*((hashing, streaming) if after.streams else (streaming, hashing)))
+
+
+def window_rekeyed(node: n.Window, function: n.WindowFunction, index: int, analysis: Analysis) -> Effect | None:
+    """Dropping the `index`-th key (PARTITION BY, then ORDER BY) of the function, the window's
+    only one: its exchange goes where the input is then clustered by fewer partition keys, or
+    comes where it no longer is; its sort likewise with the input's order."""
+    specs = _window_specs(node, analysis)
+    if analysis.computed(node) != [function] or stacked(node, analysis):
+        return None
+    (partition, order, _), = specs
+    rows = reported(_lowest_of_one_text(node, analysis).children[0], analysis)
+    if index < len(partition):
+        kept = (partition[:index] + partition[index + 1:], order)
+    else:
+        at = index - len(partition)
+        kept = (partition, order[:at] + order[at + 1:])
+
+    def cost(partition: tuple[Expr, ...], order: Ordering) -> Counter[str]:
+        return Counter(Exchange=int(not rows.clusters(frozenset(partition))), Sort=int(not _fits(rows, partition, order)))
+
+    return Effect.between(cost(partition, order), cost(*kept))
+
 
 # --- comparisons and arithmetic ----------------------------------------------------------
 #

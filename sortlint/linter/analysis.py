@@ -67,11 +67,16 @@ def analyse_file(
     analysed ahead when `keep` is `Kept.PLANS`.
 
     `earlier` is the fixer's analysis of the file before its edits (`Kept.FACTS`): the
-    statements no edit touched are taken from it (`sortlint.linter.unchanged`)."""
+    statements no edit touched are taken from it (`sortlint.linter.unchanged`), and a plain
+    SQL file is cut into statements again only where the edits are
+    (`sortlint.sources.sql.files.resplit_statements`)."""
     config = reading.config
     result = FileAnalysis(path, raw)
+    # The earlier text's units, if every one is known: a front end that can cuts again
+    # only what an edit touched.
+    before = [done.unit for done in earlier.units if done.unit is not None] if earlier is not None and keep is Kept.FACTS else []
     try:
-        units = units_of(path, raw, reading)
+        units = units_of(path, raw, reading, before if earlier is not None and len(before) == len(earlier.units) else ())
     except UserError as error:
         result.errors.append(error)
         return result

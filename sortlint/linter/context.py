@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 
 from sortlint.config import Config
 from sortlint.config.citations import as_read
-from sortlint.diagnostics import Applicability, Edit, Finding, Fix, UneditableRegion
-from sortlint.engines import Analysis
+from sortlint.diagnostics import Applicability, Edit, Effect, Finding, Fix, UneditableRegion
+from sortlint.engines import Analysis, spark
 from sortlint.ordering import Evidence, Properties, Satisfaction, SortKey, basis_of
 from sortlint.plan import nodes as n
 from sortlint.sources.frontend import FixShapes
@@ -81,29 +81,42 @@ class Context:
         message: str,
         evidence: Iterable[Evidence],
         fix: Fix | None = None,
+        effect: Effect | None = None,
     ) -> Finding:
         line, column = self.unit.location(span.start)
         end_line, end_column = self.unit.location(span.end)
         return Finding(
             code, name, message, self.unit.path, line, column, end_line, end_column,
-            basis_of(tuple(evidence)), fix,
+            basis_of(tuple(evidence)), fix, effect,
         )
 
+    def spark_effect(self, predict: Callable[[Analysis], Effect | None]) -> Effect | None:
+        """What a fix changes in Spark's executed plan (`sortlint.engines.spark`), predicted
+        for `target: spark` only: another engine's plan has other operators."""
+        return predict(self.analysis) if self.target == "spark" else None
+
     def fix(
-        self, message: str, make_edits: Callable[[], list[Edit] | None], evidence: Iterable[Evidence] = ()
+        self,
+        message: str,
+        make_edits: Callable[[], list[Edit] | None],
+        evidence: Iterable[Evidence] = (),
+        effect: Effect | None = None,
     ) -> Fix | None:
         """A fix resting on `evidence`: unsafe when a fact it needs may be false without the
         engine noticing - a declaration the engine does not enforce (the result is right only
         while the contract holds), another file's code, a caveat (`Evidence.fixes_safely`).
         `make_edits` returns the edits, or None when the rewrite is not possible; a
         rewrite that would touch a templated region, or that the rule withholds
-        (`FixWithheld`), is reported as unavailable, with the reason."""
+        (`FixWithheld`), or that would make Spark's plan worse (`effect`), is reported as
+        unavailable, with the reason."""
         try:
             edits = make_edits()
         except (UneditableRegion, FixWithheld) as refusal:
             return Fix(Applicability.DISPLAY_ONLY, f"{message}: {refusal}")
         if not edits:
             return None
+        if effect is not None and effect.worsens:
+            return Fix(Applicability.DISPLAY_ONLY, f"{message}: {effect.worsens}")
         safe = all(e.fixes_safely for e in evidence)
         return Fix(Applicability.SAFE if safe else Applicability.UNSAFE, message, tuple(edits))
 

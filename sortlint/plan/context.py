@@ -40,7 +40,8 @@ class Context:
     inlining: frozenset[str] = frozenset()  # views being inlined, to stop a view reading itself
     # The plans of the CTEs built so far, by `id` of their definition (kept in the entry),
     # shared by every context derived from this one: a CTE's plan depends on nothing else.
-    cte_plans: dict[int, tuple[CteDefinition, Built]] = field(
+    # The flag says whether a reader has the plan itself; the next reader gets a copy.
+    cte_plans: dict[int, tuple[CteDefinition, Built, bool]] = field(
         default_factory=dict, compare=False, repr=False
     )
 

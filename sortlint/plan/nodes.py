@@ -263,9 +263,14 @@ class Opaque(Node):
 def copied(node: Node) -> Node:
     """The plan again, node for node (the rest, immutable, is shared): a plan is a tree, and
     what is said of its nodes is said by identity."""
-    twin = copy.copy(node)
-    twin.children = tuple(copied(child) for child in node.children)
-    return twin
+    # Without recursion: a plan is as deep as its chain of CTEs and inlined views.
+    root = copy.copy(node)
+    stack = [root]
+    while stack:
+        twin = stack.pop()
+        twin.children = tuple(copy.copy(child) for child in twin.children)
+        stack.extend(twin.children)
+    return root
 
 
 def walk(node: Node):

@@ -28,6 +28,7 @@ def error_json(error: UserError) -> dict:
         "end_column": None,
         "basis": None,
         "fix": None,
+        "effect": None,
     }
 
 
@@ -43,6 +44,7 @@ def as_json(finding: Finding) -> dict:
         "end_column": finding.end_column,
         "basis": finding.basis,
         "fix": fix_json(finding.fix) if finding.fix else None,
+        "effect": finding.effect.as_json() if finding.effect is not None else None,
     }
 
 

@@ -91,6 +91,8 @@ def _result(finding: Finding, rule_index: int, fingerprint: str) -> dict:
         "partialFingerprints": {FINGERPRINT: fingerprint},
         "properties": {"basis": finding.basis},
     }
+    if finding.effect is not None:
+        result["properties"]["effect"] = {**finding.effect.as_json(), "text": finding.effect.words()}
     if finding.fix is not None and finding.fix.edits:
         result["fixes"] = [_fix(finding.fix, finding.path)]
     return result

@@ -79,6 +79,13 @@ def holds_dbt_project(folder: Path) -> bool:
     return (folder / DBT_PROJECT_FILE).is_file()
 
 
+def dbt_folders_key(root: Path) -> tuple[str, Path]:
+    """Where in `Reading.memo` the dbt front end's preparation, which runs before the SQL
+    front end's, records the folders of the dbt project at the configuration's root that are
+    dbt's own (models, macros, `target/`): plain SQL beside them is read as SQL."""
+    return ("dbt folders", root)
+
+
 @dataclass(frozen=True)
 class Preparation:
     """What a front end learns of the checked files' projects before any file is read.

@@ -56,6 +56,9 @@ class FrontEnd:
     # (files, reading) -> Preparation: what the front end learns of the checked files'
     # projects before any file is read ("module:function"), if anything.
     prepare: str | None = None
+    # (path, raw, reading, units of an earlier text) -> units, as `units` cuts them, from
+    # what was cut before: only what an edit touched is cut again (the language server).
+    resplit: str | None = None
 
 
 SQL = UnitKind("sortlint.sources.sql.files:build", "sortlint.sources.sql.fixes:FIXES")
@@ -73,7 +76,8 @@ FRONT_ENDS: tuple[FrontEnd, ...] = (
                                     "sortlint.sources.sql.fixes:FIXES")},
              prepare="sortlint.sources.dbt.preparation:prepare"),
     FrontEnd("sql", (".sql", ".hql"), True, "sortlint.sources.sql.files:sql_units", {"sql": SQL},
-             prepare="sortlint.sources.sql.preparation:prepare"),
+             prepare="sortlint.sources.sql.preparation:prepare",
+             resplit="sortlint.sources.sql.files:resplit_sql_units"),
     FrontEnd("airflow", (".py",), False, "sortlint.sources.airflow.dags:dag_units", {"opaque": OPAQUE}),
     FrontEnd("pyspark", (".py",), False, "sortlint.sources.pyspark.units:pyspark_units",
              {"pyspark": UnitKind("sortlint.sources.pyspark.build:build_unit",
@@ -107,13 +111,18 @@ def prepare(files: Sequence[Path], reading: Reading) -> Preparation:
     return preparation
 
 
-def units_of(path: Path, raw: str, reading: Reading) -> list[Unit]:
-    """The file's units, as the front ends that read its suffix cut it."""
+def units_of(path: Path, raw: str, reading: Reading, before: Sequence[Unit] = ()) -> list[Unit]:
+    """The file's units, as the front ends that read its suffix cut it; `before`, the units
+    of an earlier text of it, spare a front end that can (`FrontEnd.resplit`) cutting
+    again what no edit touched."""
     units: list[Unit] = []
     for front_end in FRONT_ENDS:
         if path.suffix not in front_end.suffixes:
             continue
-        found = load(front_end.units)(path, raw, reading)
+        if before and front_end.resplit is not None:
+            found = load(front_end.resplit)(path, raw, reading, before)
+        else:
+            found = load(front_end.units)(path, raw, reading)
         if found is None:
             continue
         if front_end.exclusive:

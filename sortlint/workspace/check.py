@@ -288,7 +288,10 @@ class Workspace:
             return
         resolved = self.resolved(path)
         known = resolved in self.outcomes
-        outcome = self.outcome_of(self.given.get(resolved, path))
+        # Named as the check's paths name it, else as a walk of a folder from here names it
+        # (relative to the working directory, `shown_path`): the record key holds the name, so
+        # a one-file check finds the records of its upstream that a whole-project run made.
+        outcome = self.outcome_of(self.given.get(resolved) or shown_path(resolved))
         if outcome is None or known or resolved in self.given:
             return  # a checked file's own errors are reported as it is checked
         analysed = outcome.record.analysis.errors if outcome.record is not None else []

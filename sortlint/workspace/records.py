@@ -15,7 +15,10 @@ A record is read by runs from any working directory: every path its messages cit
 declaration's file, an upstream model's) is kept relative to the project's root
 (`sortlint.config.citations`), and `reported` gives the analysis as the run reading it shows
 paths. The file's own path, in its findings and errors, is kept as the check named it: the
-key holds it, so a record is only read where the file is named alike.
+key holds it, so a record is only read where the file is named alike. A file no path of the
+check names, analysed because another file reads what it defines, is named as a check of a
+folder from the same working directory names it (`Workspace._define`): a one-file check
+takes the records a whole-project check made of its upstream.
 """
 
 from __future__ import annotations

@@ -10,6 +10,7 @@ modules here are imported by their file names.)
 from __future__ import annotations
 
 import importlib.util
+import re
 import sys
 from functools import cache
 from pathlib import Path
@@ -94,3 +95,36 @@ def test_small_projects_keep_their_shape(seed):
     _, models = generator().plan(60, seed)
     assert max(depths(models).values()) == 8
     assert sum(not m.enabled for m in models.values()) >= 1
+
+
+def test_real_profile_models_hold_10_to_30_ctes_calling_dispatched_package_macros():
+    _, plain = generator().plan(200, 0)
+    _, real = generator().plan(200, 0, "real")
+    assert list(real) == list(plain)  # the same graph: the profile only lengthens models
+    ctes = [len(re.findall(r"^(?:with )?\w+ as \($", m.sql, re.M)) for m in real.values()]
+    assert min(ctes) >= 10 and max(ctes) <= 30
+    assert all("bench_date." in m.sql or "bench_utils." in m.sql for m in real.values())
+    files = generator().files(60, 0, "real")
+    for package in ("bench_date", "bench_utils"):
+        assert f"  - local: packages/{package}\n" in files["packages.yml"]
+        macros = {p: t for p, t in files.items() if p.startswith(f"dbt_packages/{package}/macros/")}
+        assert any(f"adapter.dispatch(" in text for text in macros.values())
+        assert {p.replace("dbt_packages/", "packages/", 1): t for p, t in macros.items()} == {
+            p: t for p, t in files.items() if p.startswith(f"packages/{package}/macros/")}
+
+
+def test_builtin_renderer_checks_a_small_real_profile_project_without_errors(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("SORTLINT_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("SORTLINT_DBT_RENDERER", raising=False)
+    root = generator().generate(tmp_path / "project", 60, 0, "real")
+    code = main(["check", "--dbt-renderer", "builtin", "--jobs", "1", str(root)])
+    out, err = capsys.readouterr()
+    # Issue 31: agg_campaigns_by_channel was rendered from inside the nested builds of its
+    # readers' CTE chains, and Jinja's parser ran out of Python's recursion limit there.
+    assert code == 1, out + err
+    assert not [line for line in (out + err).splitlines() if line.startswith("error")]
+    assert [line.split(" ", 2)[:2] for line in out.splitlines()] == [
+        [f"{root}/models/intermediate/marketing/int_campaign__incremental.sql:13:5:", "SL002"],
+        [f"{root}/models/intermediate/support/int_agent__agents_by_team.sql:21:5:", "SL002"],
+        ["Found", "2"],
+    ]

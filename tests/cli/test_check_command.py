@@ -60,7 +60,26 @@ def test_json_output(repo, capsys):
             "message": "remove the ORDER BY",
             "edits": [{"line": 1, "column": 24, "end_line": 1, "end_column": 44, "content": ""}],
         },
+        # Spark runs this ORDER BY: a range exchange and a sort (tests/engines/test_spark_rules.py).
+        "effect": {"removes": ["Exchange", "Sort"], "adds": []},
     }
+
+
+def test_ignore_noop_leaves_out_the_findings_whose_fix_changes_no_plan(repo, capsys):
+    # The repeated sort key goes, the sort stays: no operator less.
+    (repo / "noop.sql").write_text("SELECT host, time FROM events ORDER BY time, time;\n")
+    assert main(["check", str(repo), "--output-format", "json"]) == 1
+    found = {(f["code"], Path(f["path"]).name): f["effect"] for f in json.loads(capsys.readouterr().out)}
+    assert found == {
+        ("SL001", "bad.sql"): {"removes": ["Exchange", "Sort"], "adds": []},
+        ("SL003", "noop.sql"): {"removes": [], "adds": []},
+    }
+    assert main(["check", str(repo), "--ignore-noop", "--output-format", "concise"]) == 1
+    assert [line.split(": ")[1][:5] for line in capsys.readouterr().out.splitlines()[:-1]] == ["SL001"]
+    (repo / "sortlint.yml").write_text(CATALOG + "ignore_noop: true\n")
+    assert main(["check", str(repo / "noop.sql")]) == 0
+    (repo / "sortlint.yml").write_text(CATALOG + "target: datafusion\nignore_noop: true\n")
+    assert main(["check", str(repo / "noop.sql")]) == 1  # no effect is predicted off Spark: kept
 
 
 def test_select_and_ignore(repo, capsys):

@@ -31,7 +31,7 @@ def repo(tmp_path: Path, monkeypatch):
         "spark = SparkSession.builder.getOrCreate()\n"
         "def f(df):\n"
         "    return df.orderBy('host')\n"
-        "spark.sql('SELECT * FROM ' + name).collect()\n"
+        "spark.sql(load_query()).collect()\n"  # no function of the repository: not followed
     )
     monkeypatch.chdir(tmp_path)
     return tmp_path

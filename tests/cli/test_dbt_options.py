@@ -37,3 +37,10 @@ def test_bad_var_is_a_usage_error(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(project(tmp_path))
     assert main(["check", "models", "--var", "oops"]) == 2
     assert "bad --var 'oops'; expected NAME=VALUE" in capsys.readouterr().err
+
+
+def test_an_unknown_renderer_in_the_environment_is_a_usage_error(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(project(tmp_path))
+    monkeypatch.setenv("SORTLINT_DBT_RENDERER", "dbtcore")
+    assert main(["check", "models"]) == 2
+    assert capsys.readouterr().err == "error: SORTLINT_DBT_RENDERER='dbtcore': expected builtin or dbt\n"

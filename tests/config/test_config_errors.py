@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from sortlint.config import load_config
+from sortlint.config.model import SparkSettings
 from sortlint.config.syntax import ACCEPTED_TYPES
 from sortlint.errors import ConfigError
 
@@ -38,7 +39,7 @@ def test_unknown_top_level_key(tmp_path):
     assert error.line == 2
     assert error.message == (
         "unknown key 'sorces' in the configuration (did you mean 'sources'?); allowed keys: "
-        "airflow, contracts_report, datafusion, dbt, dialect, docs_url, exclude, ignore, include, select, "
+        "airflow, contracts_report, datafusion, dbt, dialect, docs_url, exclude, ignore, ignore_noop, include, select, "
         "sources, spark, target"
     )
 
@@ -54,7 +55,7 @@ def test_unknown_key_under_spark(tmp_path):
     assert error.line == 2
     assert error.message == (
         "unknown key 'replaceHashWithSortAgg' in spark (did you mean 'replace_hash_with_sort_agg'?); "
-        "allowed keys: ansi, legacy_bucketed_scan_ordering, replace_hash_with_sort_agg"
+        "allowed keys: ansi, legacy_bucketed_scan_ordering, replace_hash_with_sort_agg, version"
     )
 
 
@@ -667,6 +668,25 @@ def test_spark_settings_must_be_booleans(tmp_path):
     )
 
 
+def test_a_spark_version_is_a_major_and_minor_number(tmp_path):
+    error = config_error(tmp_path, "target: spark\nspark:\n  version: latest\n")
+    assert (error.line, error.message) == (3, "bad spark.version 'latest'; expected a Spark version such as 3.5 or 4.3.0")
+
+
+def test_a_declared_spark_version_sets_the_defaults_and_a_setting_wins(tmp_path):
+    path = tmp_path / "sortlint.yml"
+    for version, expected in (
+        ("3.5", SparkSettings(replace_hash_with_sort_agg=False, ansi=False)),
+        ("'4.2.1'", SparkSettings(replace_hash_with_sort_agg=False)),
+        ("4.3", SparkSettings()),
+        ("3.10", SparkSettings(replace_hash_with_sort_agg=False, ansi=False)),  # not the number 3.1
+    ):
+        path.write_text(f"spark:\n  version: {version}\n")
+        assert load_config(path).spark == expected
+    path.write_text("spark:\n  version: 3.5\n  replace_hash_with_sort_agg: true\n")
+    assert load_config(path).spark == SparkSettings(ansi=False)
+
+
 # --- files -----------------------------------------------------------------------------------
 
 
@@ -700,7 +720,7 @@ def test_unknown_key_in_pyproject_tool_sortlint(tmp_path):
     assert error.line == 7
     assert error.message == (
         "unknown key 'selekt' in [tool.sortlint] (did you mean 'select'?); allowed keys: "
-        "airflow, contracts_report, datafusion, dbt, dialect, docs_url, exclude, ignore, include, select, "
+        "airflow, contracts_report, datafusion, dbt, dialect, docs_url, exclude, ignore, ignore_noop, include, select, "
         "sources, spark, target"
     )
 

@@ -649,26 +649,32 @@ class PipelineGenerator:
             picked = r.sample(outputs, r.randint(1, min(4, len(outputs))))
             lines.append(f'df = df.select({", ".join(repr(p) for p in picked)})')
             outputs = picked
-        order = None
-        if r.random() < 0.85:
-            chosen = r.sample(range(len(outputs)), r.randint(1, min(3, len(outputs))))
-            keys, order = [], []
-            for p in chosen:
-                descending = r.random() < 0.35
-                nulls = r.random()
-                if nulls < 0.5:
-                    method, nulls_first = ("desc" if descending else "asc"), descending is False
-                elif nulls < 0.75:
-                    method, nulls_first = ("desc" if descending else "asc") + "_nulls_first", True
-                else:
-                    method, nulls_first = ("desc" if descending else "asc") + "_nulls_last", False
-                keys.append(f'F.col("{outputs[p]}").{method}()' if method != "asc" or r.random() < 0.5
-                            else f'"{outputs[p]}"')
-                order.append((p, descending, nulls_first))
-            lines.append(f"result = df.orderBy({', '.join(keys)})")
-        else:
-            lines.append("result = df")
+        order = self.result(lines, "df", outputs)
         return Case(name, "pyspark", "\n".join(lines) + "\n", order=order, features=features)
+
+    def result(self, lines: list[str], df: str, outputs: list[str]) -> list[tuple[int, bool, bool]] | None:
+        """Append `result = ...` of `df` (of columns `outputs`), most often with a final
+        orderBy; its keys as `Case.order` holds them."""
+        r = self.r
+        if r.random() >= 0.85:
+            lines.append(f"result = {df}")
+            return None
+        chosen = r.sample(range(len(outputs)), r.randint(1, min(3, len(outputs))))
+        keys, order = [], []
+        for p in chosen:
+            descending = r.random() < 0.35
+            nulls = r.random()
+            if nulls < 0.5:
+                method, nulls_first = ("desc" if descending else "asc"), descending is False
+            elif nulls < 0.75:
+                method, nulls_first = ("desc" if descending else "asc") + "_nulls_first", True
+            else:
+                method, nulls_first = ("desc" if descending else "asc") + "_nulls_last", False
+            keys.append(f'F.col("{outputs[p]}").{method}()' if method != "asc" or r.random() < 0.5
+                        else f'"{outputs[p]}"')
+            order.append((p, descending, nulls_first))
+        lines.append(f"result = {df}.orderBy({', '.join(keys)})")
+        return order
 
 
 def _py_literal(value) -> str:

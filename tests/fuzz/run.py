@@ -1,6 +1,7 @@
 """`make fuzz`: long differential runs against Spark and DataFusion, with reproducers.
 
-    cd tests && PYTHONPATH=..:. python -m fuzz.run [spark|datafusion|spark-multifile|all]   (default: all)
+    cd tests && PYTHONPATH=..:. python -m fuzz.run [spark|datafusion|spark-multifile|spark-airflow|spark-pyspark-modules|all]
+                                                   (default: all)
     cd tests && PYTHONPATH=..:. python -m fuzz.run replay fuzz-failures/<dir>
 
 Settings come from the environment: FUZZ_SEED (default 1), FUZZ_COUNT (queries per engine,
@@ -22,6 +23,12 @@ sortlint.yml, so sortlint takes its facts from the CTAS; FUZZ_COUNT is the numbe
 (under `all`, FUZZ_COUNT / 5: a pair costs Spark far more than one query).
 Its summary also counts the findings whose basis is `upstream`. Its failures are written as
 found (not shrunk), with the CTAS as `upstream.sql` beside the reader.
+
+`spark-airflow` and `spark-pyspark-modules` (`fuzz/built.py`; part of `all`, with FUZZ_COUNT / 5
+cases there) make each case a repository of Python code that builds at run time what Spark
+runs: a DAG file assembling a query's SQL from pieces of two modules, a job passing its
+DataFrame through functions of another module. Failures are written as found, with the
+repository's files in `repository/`.
 """
 
 from __future__ import annotations
@@ -37,7 +44,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from fuzz import reproducers
+from fuzz import built, reproducers
 from fuzz.catalogs import Catalog, CatalogGenerator
 from fuzz.datafusion_engine import ELIDES, NO_ROWS
 from fuzz.cli import BatchOutcome, run_batch
@@ -80,6 +87,17 @@ class Report:
                 self.fixes["files changed further by --unsafe-fixes"] += 1
             for code, reason in set(file.dropped_safe + file.dropped_unsafe):
                 self.dropped[(code, reason.split(":")[0][:80])] += 1
+
+    def catalog_rejected(self, outcome: BatchOutcome, batch: int) -> bool:
+        """Whether sortlint refused the batch's catalog (e.g. a declaration a later version
+        calls wrong): then the batch is generated again from the next catalog. Refusing most
+        of them is a failure of the run."""
+        rejected = [e for e in outcome.errors if "sortlint.yml" in e]
+        if rejected:
+            self.rejected_catalogs += 1
+            if self.rejected_catalogs > 10 + batch // 2:
+                raise RuntimeError(f"sortlint rejects most generated catalogs: {rejected[0]}")
+        return bool(rejected)
 
     def summary(self) -> str:
         lines = [f"== {self.engine}: {sum(self.queries.values())} queries "
@@ -243,12 +261,7 @@ def fuzz(engine: Engine, seed: int, count: int, workdir: Path, out: Path | None,
         catalog = engine.configure(catalog)
         batch += 1
         outcome = run_batch(workdir / "batch", catalog.yaml(), {c.filename: c.text for c in cases}, modes)
-        rejected = [e for e in outcome.errors if "sortlint.yml" in e]
-        if rejected:
-            # A declaration sortlint refuses (e.g. one a later version calls wrong): next catalog.
-            report.rejected_catalogs += 1
-            if report.rejected_catalogs > 10 + batch // 2:
-                raise RuntimeError(f"sortlint rejects most generated catalogs: {rejected[0]}")
+        if report.catalog_rejected(outcome, batch):
             continue
         done += size
         report.add_outcome(outcome, cases)
@@ -349,19 +362,23 @@ def main(argv: list[str]) -> int:
             reports.append(fuzz(DataFusionEngine(target_partitions), seed, count, work, out, batch,
                                 shrink, shrink_seconds=shrink_seconds))
             print(reports[-1].summary(), flush=True)
-        spark = None
+        # One Spark session for every Spark mode (Spark keeps a process's first session).
+        spark = functools.cache(lambda: _spark_engine(work))
         if which in ("spark", "all"):
-            spark = _spark_engine(work)
-            reports.append(fuzz(spark, seed, count, work, out, batch, shrink,
+            reports.append(fuzz(spark(), seed, count, work, out, batch, shrink,
                                 shrink_budget=40, shrink_seconds=shrink_seconds))
             print(reports[-1].summary(), flush=True)
         if which in ("spark-multifile", "all"):
             from fuzz import multifile
 
-            session = spark.spark if spark is not None else _spark_engine(work).spark
             # A pair costs Spark about fifteen single-file queries: `all` runs a fifth as many.
             pairs = count if which == "spark-multifile" else max(1, count // 5)
-            reports.append(multifile.fuzz(session, seed, pairs, work, out, batch))
+            reports.append(multifile.fuzz(spark().spark, seed, pairs, work, out, batch))
+            print(reports[-1].summary(), flush=True)
+        for mode in [m for m in built.MODES if which in (m, "all")]:
+            # A case is two files and a Python run: `all` runs a fifth as many.
+            cases = count if which == mode else max(1, count // 5)
+            reports.append(built.fuzz(spark().spark, mode, seed, cases, work, out, batch))
             print(reports[-1].summary(), flush=True)
     print(f"\nFUZZ_SEED={seed} FUZZ_COUNT={count}: "
           + ", ".join(f"{r.engine} {len(r.failures)} differences" for r in reports))

@@ -10,6 +10,11 @@ rows a scan returns.
 For each file a fix changed, `check_case` runs the original and the fixed text on the one
 session and compares schema (names and types), rows (multisets) and the original final
 ORDER BY's order; Spark's analyzer must accept the fixed text.
+
+The plan oracle then plans both texts with AQE off (`sortlint.integrations.spark.plan_effect`):
+a fix whose executed plan gains a Sort or an Exchange, or an object-hash or sort aggregate in
+place of a hash aggregate, is a failure (`{mode}-plan-worse`); and where every applied finding
+carries a predicted `effect`, their sum must be the measured difference (`{mode}-effect`).
 """
 
 from __future__ import annotations
@@ -189,4 +194,37 @@ class SparkHarness:
         if found:
             aspect, detail = found[0]
             return failure(aspect, detail)
+        return self.plan_failure(case, text, findings, failure)
+
+    def plan_failure(self, case, text, findings, failure) -> Failure | None:
+        """The plan oracle (see the module's docstring)."""
+        from sortlint.diagnostics.effects import Effect
+
+        measured = Effect.between(self.counts(case, case.text), self.counts(case, text))
+        self.stats["plans compared"] += 1
+        worse = [o for o in measured.adds if o in ("Sort", "Exchange")]
+        if any(o in measured.adds for o in ("SortAggregate", "ObjectHashAggregate")) and "HashAggregate" in measured.removes:
+            worse += [o for o in measured.adds if o in ("SortAggregate", "ObjectHashAggregate")]
+        if worse:
+            return failure("plan-worse", f"measured {measured.as_json()}: the fix adds {', '.join(worse)}")
+        predicted = [f.get("effect") for f in findings]
+        if not findings or any(p is None for p in predicted):
+            return None  # findings without a predicted effect: nothing to compare
+        self.stats["effects compared"] += 1
+        removes = Counter(o for p in predicted for o in p["removes"])
+        adds = Counter(o for p in predicted for o in p["adds"])
+        expected = Effect.between(removes, adds)  # the findings' sum, what one adds another removes
+        if expected != measured:
+            return failure("effect", f"predicted {expected.as_json()}, measured {measured.as_json()}")
         return None
+
+    def counts(self, case: Case, text: str) -> Counter:
+        """The operator counts of the plan Spark executes for `text`, AQE off."""
+        from sortlint.integrations.spark.plan_effect import operator_counts, static_planning
+
+        with static_planning(self.spark):
+            if case.language == "sql":
+                return operator_counts(self.spark.sql(text.strip().rstrip(";")))
+            scope: dict = {"spark": self.spark}
+            exec(compile(text, case.filename, "exec"), scope)
+            return operator_counts(scope["result"])

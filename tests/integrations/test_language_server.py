@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import random
 import re
 import sys
 from collections import Counter
@@ -550,3 +551,43 @@ async def test_a_template_that_never_ends_is_its_documents_error_and_the_server_
     ]
     change_document(client, uri, 2, CONSTANT)
     assert [d.code for d in await published(client, uri, 1)] == ["SL003"]
+
+
+# A big document of statements, one a line, with strings and comments holding `;`, and a
+# view its readers after it read.
+MIXED = "SELECT host FROM events WHERE host = 'a;b' ORDER BY host, time; -- c;\n"
+VIEW = "CREATE VIEW v AS SELECT host, time FROM events WHERE host = 'a';\n"
+READER = "SELECT host, time FROM v ORDER BY host, time;\n"
+EDITS = [  # what an edit does to the line it is made on (or nothing, where it cannot)
+    lambda line: line.replace("'a;b'", "'a;;b'"),  # a `;` typed in a string
+    lambda line: line.replace("time; --", "time --"),  # a `;` removed: two statements one
+    lambda line: line.replace("'a;b'", "'a;b"),  # a string opened, up to the next quote
+    lambda line: line.replace("-- c;", "/* c;"),  # a comment opened, to the end of the file
+    lambda line: line.replace("host = 'a'", "host = 'b'"),  # what the view's readers read
+    lambda line: "SELECT 1; " + line,  # a statement added
+    lambda line: line.replace("ORDER BY host, time", "ORDER BY time"),  # a finding gone
+]
+
+
+@pytest.mark.parametrize("seed", range(3))
+async def test_any_edits_of_a_big_document_give_the_diagnostics_of_its_text_checked_afresh(tmp_path, seed):
+    chosen = random.Random(seed)
+    lines = [DECLARED] + [MIXED] * 800 + [VIEW] + [READER, MIXED] * 400 + [MIXED] * 300
+    (tmp_path / "edited").mkdir()
+    (tmp_path / "afresh").mkdir()
+    for folder in ("edited", "afresh"):
+        (tmp_path / folder / "sortlint.yml").write_text(CATALOG)
+    async with session(tmp_path / "edited") as client:
+        uri = open_document(client, tmp_path / "edited" / "big.sql", "".join(lines))
+        await published(client, uri)
+        for version in range(2, 10):
+            where = chosen.choice([801, 802, chosen.randrange(len(lines))])  # the view, its reader, or any
+            lines[where] = chosen.choice(EDITS)(lines[where])
+            change_document(client, uri, version, "".join(lines))
+            edited = await published(client, uri, version - 1)
+        assert any(check.endswith("taken from the check before") for check in checked(client))
+        assert await shut_down(client) == 0
+    async with session(tmp_path / "afresh") as client:
+        uri = open_document(client, tmp_path / "afresh" / "big.sql", "".join(lines))
+        assert edited == await published(client, uri)
+        assert await shut_down(client) == 0

@@ -7,6 +7,7 @@ import pytest
 from plan_support import build, expected, first, plan
 
 from sortlint.plan.nodes import Join
+from sortlint.plan.render import render
 
 EVENTS = "Scan events AS e (event_id, host, time, level, amount, price)"
 HOSTS = "Scan hosts AS h (host, region, owner)"
@@ -155,6 +156,25 @@ def test_a_cte_read_twice_is_built_twice():
               Project [events.host AS host]
                 Scan events (event_id, host, time, level, amount, price)
     """)
+
+
+def test_a_long_chain_of_ctes_is_built_without_nesting_the_builds():
+    # Each CTE read where the next is defined: built where read, the 150 builds nested one
+    # in another and ran out of Python's recursion limit (issue 31).
+    ctes = ["c0 AS (SELECT host, time FROM events)"] + [
+        f"c{i} AS (SELECT host, time FROM c{i - 1} WHERE time > {i})" for i in range(1, 150)
+    ]
+    root = build(f"WITH {', '.join(ctes)} SELECT a.host FROM c149 a JOIN c0 b USING (host)").root
+    lines = render(root).splitlines()
+    assert lines[:4] == [
+        "Project [a.host AS host]",
+        "  Join inner [a.host = b.host]",
+        "    Alias a (host, time)",
+        "      Project [c148.host AS host, c148.time AS time]",
+    ]
+    assert sum(line.lstrip().startswith("Alias ") for line in lines) == 151
+    assert sum(line.lstrip().startswith("Scan events") for line in lines) == 2
+    assert "Opaque" not in render(root)
 
 
 def test_a_cte_with_a_column_list_and_a_cte_shadowing_a_table():

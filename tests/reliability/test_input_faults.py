@@ -230,7 +230,7 @@ def test_an_unknown_column_type_is_a_catalog_error(repo, capsys):
     assert json.loads(captured.out) == [{
         "code": "E002", "name": "configuration-error", "message": message,
         "path": str(repo / "sortlint.yml"), "line": 5, "column": None, "end_line": None,
-        "end_column": None, "basis": None, "fix": None,
+        "end_column": None, "basis": None, "fix": None, "effect": None,
     }]
 
 
@@ -301,6 +301,22 @@ def test_deep_nesting_is_analysed_or_reported_as_such(repo, capsys):
         "q.sql:6:41: SL003 [*] sort key a repeats an earlier key [query]\nFound 1 finding in 1 file. 1 error.\n",
         "error: q.sql:5: too deeply nested to analyse (brackets 400 deep; name inner queries "
         "in a WITH clause or a view)\n",
+    )
+
+
+def test_a_long_chain_of_ctes_is_analysed(repo, capsys):
+    # Only 2 brackets deep, but 150 CTEs each reading the one before (issue 31: a few dbt
+    # models of 20-30 CTEs inlined through ref were "too deeply nested to analyse").
+    ctes = ["c0 AS (SELECT a, b FROM t ORDER BY a)"] + [
+        f"c{i} AS (SELECT a, b FROM c{i - 1} WHERE b > {i})" for i in range(1, 150)
+    ]
+    (repo / "q.sql").write_text("WITH " + ",\n".join(ctes) + "\nSELECT a, b FROM c149 JOIN c0 USING (a);\n")
+    assert main(["check", "--no-cache", "q.sql"]) == 1
+    assert capsys.readouterr() == (
+        "q.sql:1:32: SL002 [*] ORDER BY has no effect: its rows feed a join, which does not keep "
+        "the order of its inputs. Spark removes this sort itself; the clause only misleads readers "
+        "[query]\nFound 1 finding in 1 file.\n",
+        "",
     )
 
 
@@ -394,7 +410,7 @@ def test_the_render_budget_is_a_positive_whole_number(repo, capsys):
     assert main(["check", "q.sql"]) == 2
     assert capsys.readouterr().err == (
         f"error: {repo / 'sortlint.yml'}:2: unknown key 'render_timout' in dbt (did you mean "
-        "'render_timeout'?); allowed keys: render_max_bytes, render_timeout\n")
+        "'render_timeout'?); allowed keys: render_max_bytes, render_timeout, renderer\n")
     (repo / "sortlint.yml").write_text("dbt:\n  render_timeout: 0.5\n")
     assert main(["check", "q.sql"]) == 2
     assert capsys.readouterr().err == (

@@ -146,3 +146,13 @@ def test_a_path_outside_the_current_directory_is_a_file_uri(repo, capsys, tmp_pa
     monkeypatch.chdir(elsewhere)
     run = sarif(capsys, str(repo / "q.sql"), "--config", str(repo / "sortlint.yml"))["runs"][0]
     assert run["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"] == {"uri": (repo / "q.sql").as_uri()}
+
+
+def test_a_result_under_target_spark_carries_its_effect(repo, capsys):
+    (repo / "sortlint.yml").write_text(CATALOG.replace("target: datafusion\n", "target: spark\n"))
+    first = sarif(capsys, "q.sql")["runs"][0]["results"][0]
+    assert first["ruleId"] == "SL001"
+    assert first["properties"] == {
+        "basis": "declared",
+        "effect": {"removes": ["Exchange", "Sort"], "adds": [], "text": "saves an exchange and a sort"},
+    }

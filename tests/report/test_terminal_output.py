@@ -38,6 +38,7 @@ q.sql:3:10: SL003 [*] sort key host is constant: WHERE events.host = 'a' (line 2
 3 | ORDER BY host, time;
   |          ^^^^
   |
+  = on Spark: no runtime effect
   = safe fix (--fix): drop the sort key host
 
 q.sql:5:9: SL003 [*] sort key host repeats an earlier key [query]
@@ -45,6 +46,7 @@ q.sql:5:9: SL003 [*] sort key host repeats an earlier key [query]
 5 |   time, host;
   |         ^^^^
   |
+  = on Spark: no runtime effect
   = safe fix (--fix): drop the sort key host
 
 Found 2 findings in 1 file.

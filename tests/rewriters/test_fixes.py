@@ -307,6 +307,12 @@ LAYOUTS = [
      "SELECT * FROM events WHERE level = 'x'\nORDER BY host /* first, */, /* constant */ time\n"),
     ('a space before a comma', "SELECT * FROM events WHERE level = 'x'\nORDER BY host, level , time\n",
      "SELECT * FROM events WHERE level = 'x'\nORDER BY host, time\n"),
+    ('two keys dropped inside one line', "SELECT * FROM events WHERE level = 'x' AND latency_ms = 3\nORDER BY host, level, time, latency_ms\n",
+     "SELECT * FROM events WHERE level = 'x' AND latency_ms = 3\nORDER BY host, time\n"),
+    ('the first and a middle key dropped inside one line', "SELECT * FROM events WHERE level = 'x' AND latency_ms = 3\nORDER BY level, host, latency_ms, time\n",
+     "SELECT * FROM events WHERE level = 'x' AND latency_ms = 3\nORDER BY host, time\n"),
+    ('keys dropped at a line\'s start and end', "SELECT * FROM events WHERE level = 'x' AND latency_ms = 3 ORDER BY level,\n  host, latency_ms,\n  time\n",
+     "SELECT * FROM events WHERE level = 'x' AND latency_ms = 3 ORDER BY host,\n  time\n"),
 ]
 
 

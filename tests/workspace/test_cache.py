@@ -153,6 +153,65 @@ def test_one_file_is_checked_with_its_upstream_models(project, capsys):
     assert findings(project, capsys) == HOST_A
 
 
+def test_a_one_file_check_after_a_whole_run_takes_that_runs_records(project, capsys):
+    """The file's record and its upstream model's, as the whole run named them: nothing is
+    analysed again (no record is added) and what is replayed is the records' (emptied by
+    hand, the findings go with them)."""
+    assert findings(project, capsys) == KIND_EMAIL
+    kept = records(project)
+    assert findings(project, capsys, "models/marts/daily.sql") == KIND_EMAIL
+    assert records(project) == kept
+    for path in kept:
+        record = pickle.loads(path.read_bytes())
+        record.analysis.findings.clear()
+        path.write_bytes(pickle.dumps(record))
+    assert run(project, capsys, "models/marts/daily.sql")[0] == []
+
+
+def edit_upstream_model(project: Path) -> list[str]:
+    write(project, {"models/staging/stg_events.sql": STAGED.replace("kind = {{ wanted_kind() }}", "host = 'a'")})
+    return HOST_A
+
+
+def edit_macro(project: Path) -> list[str]:
+    write(project, {"macros/kinds.sql": MACROS.replace("'email'", "'sms'")})
+    return [line.replace("'email'", "'sms'") for line in KIND_EMAIL]
+
+
+def edit_var(project: Path) -> list[str]:
+    write(project, {"dbt_project.yml": PROJECT.replace("wanted: email", "wanted: push")})
+    return [line.replace("'email'", "'push'") for line in KIND_EMAIL]
+
+
+def edit_declaration(project: Path) -> list[str]:
+    write(project, {"models/schema.yml": (project / "models/schema.yml").read_text().replace("{kind: 'sms'}", "{host: 'b'}")})
+    return [line.replace("kind is", "host is").replace("kind = 'sms'", "host = 'b'").replace(":10:", ":16:")
+            for line in BY_DECLARATION]
+
+
+BY_DECLARATION = [
+    "models/marts/daily.sql:3:10: SL103 [*] group key kind is constant: declared constant kind = 'sms' "
+    "of raw.events (models/schema.yml:7) [declared]",
+    "models/marts/daily.sql:4:10: SL003 [*] sort key kind is constant: declared constant kind = 'sms' "
+    "of raw.events (models/schema.yml:7) [declared]",
+]
+
+
+@pytest.mark.parametrize("edit", [edit_upstream_model, edit_macro, edit_var, edit_declaration],
+                         ids=lambda edit: edit.__name__)
+def test_a_one_file_check_after_a_whole_run_never_replays_what_an_edit_since_changed(project, capsys, edit):
+    if edit is edit_var:
+        write(project, {"models/staging/stg_events.sql":
+                        STAGED.replace("{{ wanted_kind() }}", "'{{ var(\"wanted\") }}'")})
+    if edit is edit_declaration:
+        declare_in_the_property_file(project, "{kind: 'sms'}")
+    before = BY_DECLARATION if edit is edit_declaration else KIND_EMAIL
+    assert findings(project, capsys) == before
+    expected = edit(project)
+    assert expected != before
+    assert findings(project, capsys, "models/marts/daily.sql") == expected
+
+
 @pytest.mark.parametrize("arguments", [(), ("models/marts/daily.sql",)], ids=["whole", "one file"])
 def test_an_edited_upstream_table_model_changes_what_its_readers_know_under_spark(project, capsys, arguments):
     """Under Spark a model is a table its readers know by the facts of its query (not inlined
@@ -405,9 +464,9 @@ def sortlint_in(folder: Path, *arguments: str) -> str:
 
 
 def test_an_upstream_model_cached_from_another_folder_is_cited_from_this_one(tmp_path):
-    """The upstream model's record, made by a run in the project's parent folder, is taken
-    by a run inside the project, which names the model's file as it would without it. (Under
-    Spark a model is a table: its facts, cited in its record, are what its readers cite.)"""
+    """A run inside the project, after one in the project's parent folder, names the
+    upstream model's file as it would without the cache. (Under Spark a model is a table:
+    its facts, cited in its record, are what its readers cite.)"""
     project = tmp_path / "proj"
     write(project, {
         "sortlint.yml": CATALOG.replace("datafusion", "spark"),
@@ -430,9 +489,10 @@ def test_an_upstream_model_cached_from_another_folder_is_cited_from_this_one(tmp
         "Found 2 findings in 1 file.",
         "",
     ])
-    # Only the checked file, named another way, was analysed again: the upstream model's
-    # record (and the macro file's) were taken.
-    assert len(set((project / ".sortlint_cache" / "files").glob("*.pickle")) - set(made)) == 1
+    # The checked file and its upstream model are named another way from here (a file read
+    # on demand is named as a walk from the working directory names it, so that a one-file
+    # check takes a whole-project check's records): both are analysed again.
+    assert len(set((project / ".sortlint_cache" / "files").glob("*.pickle")) - set(made)) == 2
 
 
 def test_a_declaration_cached_from_another_folder_is_cited_from_this_one(tmp_path):

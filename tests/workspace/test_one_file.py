@@ -81,6 +81,23 @@ def test_a_plain_sql_file_checked_alone_sees_a_view_another_file_defines(tmp_pat
     assert shown(alone.findings) == expected
 
 
+def test_beside_a_dbt_project_at_the_root_plain_sql_files_see_each_others_views(tmp_path: Path):
+    """As in a repository without dbt_project.yml: `sql/` is no dbt folder."""
+    (tmp_path / "sortlint.yml").write_text("target: spark\nsources:\n  t: {columns: {a: int, b: int}}\n")
+    (tmp_path / "dbt_project.yml").write_text("name: shop\n")
+    for name, text in {"models/m.sql": "select a, b from {{ source('raw', 't') }}\n",
+                       "sql/a.sql": "CREATE VIEW v AS\nSELECT a, b FROM t\nWHERE b = 1;\n",
+                       "sql/b.sql": "SELECT a, b FROM v ORDER BY b, a;\n"}.items():
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text(text)
+    config = replace(load_config(tmp_path / "sortlint.yml"), dbt=DbtOptions(renderer="builtin"))
+    expected = [(str(tmp_path / "sql" / "b.sql"), 1, 29, "SL003",
+                 f"sort key b is constant: WHERE t.b = 1 ({tmp_path / 'sql' / 'a.sql'}:3) (code outside this statement, which may change)")]
+
+    assert shown(check([tmp_path], config, jobs=1).findings) == expected
+    assert shown(check([tmp_path / "sql" / "b.sql"], config, jobs=1).findings) == expected
+
+
 REPOSITORY = {
     "views/v.sql": "CREATE VIEW v AS\nSELECT a, b FROM t\nWHERE b = 1;\n",
     "views/w.sql": "CREATE VIEW w AS SELECT a, b FROM v WHERE a = 3;\n",  # reads another file's view

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import multiprocessing
 import os
 import signal
@@ -26,6 +27,8 @@ from concurrent.futures import ThreadPoolExecutor
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from typing import Any, TypeVar
+
+from sortlint.collector import collector_paused
 
 T = TypeVar("T")
 
@@ -58,7 +61,7 @@ async def run(function: Callable[..., T], *args: Any) -> T:
         return await loop.run_in_executor(_in_turn, function, *args)
     context = multiprocessing.get_context("fork")
     receiving, sending = context.Pipe(duplex=False)
-    process = context.Process(target=_child, args=(sending, function, args), daemon=True, name="sortlint-check")
+    process = context.Process(target=_child, args=(sending, function, args, receiving), daemon=True, name="sortlint-check")
     process.start()
     sending.close()
     _running.add(process)
@@ -120,7 +123,7 @@ class Worker:
     def _start(self) -> None:
         context = multiprocessing.get_context("fork")
         ours, theirs = context.Pipe()
-        process = context.Process(target=_work, args=(theirs, self.serve), daemon=True, name="sortlint-worker")
+        process = context.Process(target=_work, args=(theirs, self.serve, ours), daemon=True, name="sortlint-worker")
         process.start()
         theirs.close()
         self.process, self.connection = process, ours
@@ -147,8 +150,9 @@ def _interrupt(signum: int, frame: Any) -> None:
         raise Interrupted
 
 
-def _work(connection: Connection, serve: Callable[[Any, Any], tuple[Any, Any]]) -> None:
+def _work(connection: Connection, serve: Callable[[Any, Any], tuple[Any, Any]], server_end: Connection) -> None:
     global _busy
+    server_end.close()  # see `_child`
     signal.signal(signal.SIGUSR1, _interrupt)
     state = None
     while True:
@@ -171,6 +175,15 @@ def _work(connection: Connection, serve: Callable[[Any, Any], tuple[Any, Any]]) 
             connection.send(outcome)
         except Exception:  # an answer that does not pickle is sortlint's bug: said as one
             connection.send((False, traceback.format_exc()))
+        # What the next check keeps from this one (a big document's analysis, hundreds of
+        # thousands of objects) is set apart from the collector: its passes during the next
+        # check go over what that check makes, not over it again and again (half of a
+        # one-line edit's check of a 2 MB file). What this check dropped is collected now,
+        # the answer sent. (Not paused during a check: the plans a check lets go are cycles,
+        # which would pile up.)
+        gc.unfreeze()
+        gc.collect()
+        gc.freeze()
 
 
 def kill_all() -> None:
@@ -188,12 +201,18 @@ def _end(process: BaseProcess) -> None:
 
 def _receive(receiving: Connection) -> tuple[bool, Any]:
     try:
-        return receiving.recv()
+        with collector_paused():
+            return receiving.recv()
     except (EOFError, OSError):  # killed, or the pipe closed under it
         raise Killed from None
 
 
-def _child(sending: Connection, function: Callable[..., Any], args: tuple[Any, ...]) -> None:
+def _child(sending: Connection, function: Callable[..., Any], args: tuple[Any, ...], server_end: Connection) -> None:
+    # The server's end of the pipe, inherited: held open here, it would keep a result
+    # bigger than the pipe's buffer from ever being sent once the server is gone (killed),
+    # the child blocked for ever, holding the server's standard output open, and the
+    # client waiting for it to close.
+    server_end.close()
     try:
         outcome = (True, function(*args))
     except BaseException:

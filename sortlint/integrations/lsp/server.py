@@ -41,6 +41,7 @@ from pygls.uris import to_fs_path
 from pygls.workspace import TextDocument
 
 from sortlint import __version__
+from sortlint.collector import collector_paused
 from sortlint.config.citations import shown_path
 from sortlint.diagnostics import Applicability, Finding
 from sortlint.integrations.lsp import jobs, protocol
@@ -187,7 +188,8 @@ class SortlintServer(LanguageServer):
             + (", the statements no edit touched taken from the check before" if found.incremental else "")
         )))
         if document.source == text and self.open_files().get(path) is document:
-            self._show(document.uri, text, version, found, path)
+            with collector_paused():
+                self._show(document.uri, text, version, found, path)
         self._show_elsewhere(project, found)
         self._say(found)
 

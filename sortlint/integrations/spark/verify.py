@@ -18,17 +18,25 @@ the query that feeds the write; nothing is written. Tables the catalog reads fro
 the statements as temporary views (the same seeded sample on both sides). Statements
 sortlint cannot run — a DataFrame pipeline, SQL with template placeholders, a table Spark
 does not know — are reported as not verified, with the reason.
+
+Each statement Spark can plan also gets the measured effect of its fixes — the operators the
+fixed statement's executed plan (AQE off) has fewer and more than the original's
+(`plan_effect`) — next to the effect its findings predict, summed over its fixes (none when a
+finding predicts none).
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from sortlint.config.model import Config
+from sortlint.diagnostics.effects import Effect
 from sortlint.integrations.spark import stored_order
+from sortlint.integrations.spark.plan_effect import measured_effect
 from sortlint.integrations.spark.session import first_line, read_source
 from sortlint.integrations.spark.stored_order import Key, OrderCheck
 from sortlint.plan.dialect import sql_dialect
@@ -52,6 +60,7 @@ class Change:
     original: str
     fixed: str
     fixes: tuple[str, ...]  # "SL001 (line 7)" for each fix applied to the statement
+    predicted: Effect | None = None  # the fixes' findings' effects, summed; None if one has none
 
 
 @dataclass
@@ -60,15 +69,28 @@ class Result:
     verdict: Verdict
     evidence: str
     notes: list[str] = field(default_factory=list)
+    measured: Effect | None = None  # None when Spark could not plan both statements
 
     def as_json(self) -> dict:
+        predicted = self.change.predicted
         return {
             "path": str(self.change.path),
             "line": self.change.line,
             "fixes": list(self.change.fixes),
             "verdict": self.verdict,
             "evidence": self.evidence,
+            "effect": {
+                "measured": self.measured.as_json() if self.measured is not None else None,
+                "predicted": predicted.as_json() if predicted is not None else None,
+            },
         }
+
+    def effect_words(self) -> str:
+        """`; plan: saves a sort (predicted: saves a sort)`, or nothing when not measured."""
+        if self.measured is None:
+            return ""
+        predicted = self.change.predicted
+        return f"; plan: {self.measured.words()} (predicted: {predicted.words() if predicted else 'none'})"
 
 
 def changes(outcomes) -> list[Change]:
@@ -84,11 +106,8 @@ def changes(outcomes) -> list[Change]:
         for index, (old, new) in enumerate(zip(before, after)):
             if old.unit.text == new.unit.text:
                 continue
-            fixes = tuple(
-                f"{f.code} (line {f.line})"
-                for f, statement in zip(outcome.fixed, statement_of)
-                if statement == index
-            )
+            applied = [f for f, statement in zip(outcome.fixed, statement_of) if statement == index]
+            fixes = tuple(f"{f.code} (line {f.line})" for f in applied)
             found.append(
                 Change(
                     outcome.original.path,
@@ -97,9 +116,19 @@ def changes(outcomes) -> list[Change]:
                     old.unit.text,
                     new.unit.text,
                     fixes,
+                    _summed([f.effect for f in applied]),
                 )
             )
     return found
+
+
+def _summed(effects: list[Effect | None]) -> Effect | None:
+    """The effect of applying all of `effects` (one fix may add what another removes)."""
+    if not effects or any(e is None for e in effects):
+        return None
+    removes = Counter(o for e in effects if e is not None for o in e.removes)
+    adds = Counter(o for e in effects if e is not None for o in e.adds)
+    return Effect.between(removes, adds)
 
 
 def verify_changes(
@@ -131,7 +160,9 @@ class _Runner:
             original, order_by = self.query(change.original)
             fixed, _ = self.query(change.fixed)
             before, after = self.spark.sql(original), self.spark.sql(fixed)
-            return self.compare(change, before, after, order_by)
+            result = self.compare(change, before, after, order_by)
+            result.measured = measured_effect(self.spark, original, fixed)
+            return result
         except _NotRunnable as reason:
             return Result(change, "not_verified", str(reason))
         except AnalysisException as error:
@@ -230,7 +261,7 @@ def render_text(results: Sequence[Result], unsafe: bool) -> str:
     for result in results:
         change = result.change
         fixes = ", ".join(change.fixes) or "fixes"
-        lines.append(f"{change.path}:{change.line}: {fixes}: {result.verdict.replace('_', ' ')}: {result.evidence}")
+        lines.append(f"{change.path}:{change.line}: {fixes}: {result.verdict.replace('_', ' ')}: {result.evidence}{result.effect_words()}")
     counts = {v: sum(r.verdict == v for r in results) for v in ("same", "different", "not_verified")}
     which = "safe and unsafe" if unsafe else "safe"
     noun = "statement" if len(results) == 1 else "statements"

@@ -35,13 +35,22 @@ upstream dbt model's WHERE makes), the fix is unsafe: it is right only while the
 really holds what is declared, or while that code stays as it is. So is one resting on a
 DataFusion table read as one partition: without the ORDER BY, DataFusion reads its files in
 path order.
+
+Effect on Spark (the finding's `effect`): the fix saves the range exchange and the sort
+Spark runs; only the sort when the rows are in one partition already (a window without
+PARTITION BY); nothing where Spark already knows the order (a sort above a sort, a global
+window's order) and drops the sort itself. None is predicted under a LIMIT (Spark runs the two
+as one sorted top-k).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
+from functools import partial
+
 from sortlint.diagnostics import Finding
+from sortlint.engines import spark
 from sortlint.linter.context import Context, because
 from sortlint.linter.rules.sl301_write_breaks_layout import feeds_declared_layout
 from sortlint.ordering import SortKey, format_ordering
@@ -61,8 +70,9 @@ def check(node: n.Sort, context: Context) -> Iterator[Finding]:
     if satisfaction is None:
         return
     keys = format_ordering([SortKey(item.expr, item.options) for item in node.keys])
+    effect = context.spark_effect(partial(spark.sort_removal, node))
     fix = context.fix(
-        f"remove the {node.clause}", lambda: context.fixes.remove_sort(context, node), satisfaction.evidence
+        f"remove the {node.clause}", lambda: context.fixes.remove_sort(context, node), satisfaction.evidence, effect
     )
     yield context.finding(
         CODE,
@@ -72,6 +82,7 @@ def check(node: n.Sort, context: Context) -> Iterator[Finding]:
         f"{because(satisfaction.evidence)}",
         satisfaction.evidence,
         fix,
+        effect,
     )
 
 

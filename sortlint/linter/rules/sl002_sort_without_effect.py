@@ -72,16 +72,24 @@ offered only where it is exact - for functions whose frame is rows (`row_number`
 the frame), for a window of one specification (of several, Spark chooses which sort the ties
 pass through last), and for keys that are columns the window can name; otherwise the
 finding has no fix.
+
+Effect on Spark (the finding's `effect`): where Spark removes the sort itself, none ("no
+runtime effect"); where it runs it, the sort and its range exchange - or only the sort under
+a window that runs on the sort's range partitioning (the window then brings its own hash
+exchange); a sort a bucketed write drops leaves its exchange, which the fix saves. None is
+predicted where a join sits above such a window (its sides must share a partitioning).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from functools import partial
 
 from sqlglot import exp
 
 from sortlint.diagnostics import Applicability, Finding
+from sortlint.engines import spark
 from sortlint.linter.context import Context
 from sortlint.linter.rules.sl001_unnecessary_sort import unnecessary
 from sortlint.ordering import Evidence, Expr, Properties
@@ -132,6 +140,7 @@ def check(node: n.Sort, context: Context) -> Iterator[Finding]:
         return
     message = f"{node.clause} has no effect: its rows feed {reason}"
     fix = None
+    effect = context.spark_effect(partial(spark.sort_removal, node))
     if isinstance(consumer, n.Window):
         ties, evidence = _open_ties(consumer, node, context)
         if ties:
@@ -140,14 +149,14 @@ def check(node: n.Sort, context: Context) -> Iterator[Finding]:
                 fix = _break_ties(consumer, node, ties, context)
         elif node.clause in REMOVABLE:
             fix = context.fix(
-                f"remove the {node.clause}", lambda: context.fixes.remove_sort(context, node), evidence
+                f"remove the {node.clause}", lambda: context.fixes.remove_sort(context, node), evidence, effect
             )
     elif node.clause in REMOVABLE:  # CLUSTER BY also distributes rows
-        fix = context.fix(f"remove the {node.clause}", lambda: context.fixes.remove_sort(context, node))
+        fix = context.fix(f"remove the {node.clause}", lambda: context.fixes.remove_sort(context, node), (), effect)
     fate = context.analysis.sort_fate(node)
     if fate is not None:
         message += f". {fate.text}"
-    yield context.finding(CODE, NAME, node.span, message, (), fix)
+    yield context.finding(CODE, NAME, node.span, message, (), fix, effect)
 
 
 def _ties_text(ties: list[OpenTies]) -> str:

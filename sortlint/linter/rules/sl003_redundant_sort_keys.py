@@ -26,13 +26,21 @@ key or constant also makes it redundant - the finding rests on the query's reaso
 (`[query]`) and its fix is safe: `ORDER BY id, n, n` with `id` declared unique drops the
 second `n` safely, and the first only with `--unsafe-fixes`. Dropping a position
 (`ORDER BY 1, 2`) renumbers nothing: each names a select item, not another key.
+
+Effect on Spark: usually none - the sort stays, by fewer keys (cheaper comparisons, the same
+operators); the sort and its exchange go where Spark then knows its input is in the order of
+the keys left. None is predicted for a sort a window reads (its range partitioning may serve
+the window).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
+from functools import partial
+
 from sortlint.diagnostics import Finding
+from sortlint.engines import spark
 from sortlint.linter.context import Context
 from sortlint.linter.redundancy import describe
 from sortlint.linter.rules.sl001_unnecessary_sort import unnecessary
@@ -52,11 +60,13 @@ def check(node: n.Sort, context: Context) -> Iterator[Finding]:
     spans = [item.span for item in node.keys]
     for index in redundant:
         verdict = verdicts[index]
+        effect = context.spark_effect(partial(spark.sort_key_dropped, node, index))
         fix = context.fix(
             f"drop the sort key {texts[index]}",
             lambda index=index: context.fixes.drop_sort_key(context, node, index),
             verdict.evidence,
+            effect,
         )
         message = describe(verdicts, index, texts, "sort key")
-        yield context.finding(CODE, NAME, spans[index], message, verdict.evidence, fix)
+        yield context.finding(CODE, NAME, spans[index], message, verdict.evidence, fix, effect)
 

@@ -33,13 +33,23 @@ GROUP BY time, host   -- SL101: the window leaves each partition sorted by (host
 When the key order is what the engine is missing, the fix puts the GROUP BY keys in the
 input's order. Reordering GROUP BY keys never changes a SQL result (the select list is left
 as it is), so the fix is safe. A setting is the session's to change: that has no fix.
+
+Effect on Spark: a HashAggregate becomes a SortAggregate (on rows already clustered by the
+keys Spark plans one aggregate, not a partial and a final one), with no sort added: it
+streams over the order the rows have. With `spark.sql.execution.replaceHashWithSortAgg` off
+(`spark: {replace_hash_with_sort_agg: false}`, or `spark: {version: ...}` of 3.3 to 4.2) the
+reordering has no runtime effect: Spark hashes in either key order, and only the setting
+makes it stream.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
+from functools import partial
+
 from sortlint.diagnostics import Finding, Fix
+from sortlint.engines import spark
 from sortlint.linter.context import Context, because
 from sortlint.ordering import format_ordering
 from sortlint.plan import nodes as n
@@ -61,6 +71,8 @@ def check(node: n.Aggregate, context: Context) -> Iterator[Finding]:
         keys = ", ".join(node.keys[i].text for i in order)
         missing.append(f"the keys must follow the input's order (GROUP BY {keys})")
     missing += strategy.settings_off
+    order += [i for i in range(len(node.keys)) if i not in order]
+    effect = context.spark_effect(partial(spark.regrouped, node, [node.keys[i].expr for i in order]))
     fix = reorder_fix(node, order, context) if not strategy.settings_off else None
     yield context.finding(
         CODE,
@@ -70,6 +82,7 @@ def check(node: n.Aggregate, context: Context) -> Iterator[Finding]:
         f"({because(strategy.evidence)}), but it runs as a hash aggregate: {'; '.join(missing)}",
         strategy.evidence,
         fix,
+        effect,
     )
 
 

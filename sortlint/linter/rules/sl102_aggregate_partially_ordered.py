@@ -24,6 +24,7 @@ SELECT status, host, count(*) FROM events GROUP BY status, host   -- SL102: host
 
 ## Fix safety
 Reordering GROUP BY keys never changes a SQL result, so the fix is safe.
+The finding has no `effect` (DataFusion's operators are not Spark's; Spark never reports it).
 """
 
 from __future__ import annotations

@@ -56,14 +56,20 @@ which may change.
 When both hold - the key repeats an earlier one, or a WHERE makes it constant, and a
 declared unique key or constant also makes it redundant - the finding rests on the query's
 reason (`[query]`) and its fix is safe.
+
+Effect on Spark: none, the aggregate hashes on one key less (a literal or a fixed-width
+`any_value` keeps its HashAggregate), except where the keys left are the order the rows come
+in: then the HashAggregate becomes a SortAggregate that streams (no sort added).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
+from functools import partial
 
 from sortlint.diagnostics import Finding
+from sortlint.engines import spark
 from sortlint.linter.context import Context, FixWithheld
 from sortlint.linter.redundancy import describe
 from sortlint.ordering import KeyVerdict, SortKey
@@ -85,13 +91,15 @@ def check(node: n.Aggregate, context: Context) -> Iterator[Finding]:
     for index, (key, verdict) in enumerate(zip(node.keys, verdicts)):
         if verdict.redundant and not foldable(key.expr.node):  # Spark drops a literal key itself
             message = describe(verdicts, index, texts, "group key")
-            fix = _fix(node, verdicts, index, context)
-            yield context.finding(CODE, NAME, key.span, message, verdict.evidence, fix)
+            kept = [k.expr for i, k in enumerate(node.keys) if i != index]
+            effect = context.spark_effect(partial(spark.regrouped, node, kept))
+            fix = _fix(node, verdicts, index, context, effect)
+            yield context.finding(CODE, NAME, key.span, message, verdict.evidence, fix, effect)
 
 
-def _fix(node: n.Aggregate, verdicts: Sequence[KeyVerdict], index: int, context: Context):
+def _fix(node: n.Aggregate, verdicts: Sequence[KeyVerdict], index: int, context: Context, effect):
     message = f"drop the group key {node.keys[index].text}"
-    return context.fix(message, lambda: _edits(node, verdicts, index, context), verdicts[index].evidence)
+    return context.fix(message, lambda: _edits(node, verdicts, index, context), verdicts[index].evidence, effect)
 
 
 def _edits(node: n.Aggregate, verdicts: Sequence[KeyVerdict], index: int, context: Context):

@@ -20,14 +20,27 @@ The fix drops the keys; when the window column had no alias it is aliased to the
 Spark gave it before, so the output columns stay the same. Safe when the query itself makes
 the key redundant; unsafe when it rests on a declaration or on another file's code (an
 upstream dbt model, a table another statement wrote).
+
+Effect on Spark: usually none (the same exchange, sort and window, by fewer keys). Where the
+rows come clustered by the partition keys (`DISTRIBUTE BY p`) and dropping one of them would
+make Spark shuffle them again, the effect adds an exchange and the fix is withheld: the
+finding says why. None is predicted for a window of several specifications or functions
+(dropping a key may merge two of them). A window that reads or feeds another window (through
+renames and filters) whose specification is written elsewhere gets no fix on Spark: Spark
+runs two adjacent windows of one specification as one (`CollapseWindow`), and a key dropped
+from one of them alone splits them - a Window and a Sort more, measured. Windows of one
+PySpark `Window` object are one text, which the fix edits for all of them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
+from functools import partial
+
 from sortlint.diagnostics import Finding
-from sortlint.linter.context import Context
+from sortlint.engines import spark
+from sortlint.linter.context import Context, FixWithheld
 from sortlint.linter.redundancy import describe
 from sortlint.ordering import SortKey
 from sortlint.plan import nodes as n
@@ -55,8 +68,9 @@ def check(node: n.Window, context: Context) -> Iterator[Finding]:
             message = describe(verdicts, index, texts, what)
             if in_order_by and _repeats_a_partition_key(verdicts, index, partition_count):
                 message = f"{what} {texts[index]} is a partition key: constant inside each partition"
-            fix = _fix(node, function, index, context, verdict.evidence)
-            yield context.finding(CODE, NAME, clause.span, message, verdict.evidence, fix)
+            effect = context.spark_effect(partial(spark.window_rekeyed, node, function, index))
+            fix = _fix(node, function, index, context, verdict.evidence, effect)
+            yield context.finding(CODE, NAME, clause.span, message, verdict.evidence, fix, effect)
 
 
 def _repeats_a_partition_key(verdicts, index: int, partition_count: int) -> bool:
@@ -64,10 +78,10 @@ def _repeats_a_partition_key(verdicts, index: int, partition_count: int) -> bool
     return any(verdicts[j].normalized.expr == target for j in range(partition_count))
 
 
-def _fix(window: n.Window, function: n.WindowFunction, index: int, context: Context, evidence):
+def _fix(window: n.Window, function: n.WindowFunction, index: int, context: Context, evidence, effect):
     clauses = function.partition_by + function.order_by
     message = f"drop the window key {clauses[index].text}"
-    return context.fix(message, lambda: _edits(window, function, index, context), evidence)
+    return context.fix(message, lambda: _edits(window, function, index, context), evidence, effect)
 
 
 def _edits(window: n.Window, function: n.WindowFunction, index: int, context: Context):
@@ -75,4 +89,7 @@ def _edits(window: n.Window, function: n.WindowFunction, index: int, context: Co
     window cannot lose it."""
     if index >= len(function.partition_by) and len(function.order_by) == 1 and needs_order(function.expr.node):
         return None
+    if context.target == "spark" and spark.stacked(window, context.analysis):
+        raise FixWithheld("the window reads or feeds another window, which Spark may run as one with it; "
+                          "a key dropped from one of them alone would split them (a window and a sort more)")
     return context.fixes.drop_window_key(context, window, function, index)

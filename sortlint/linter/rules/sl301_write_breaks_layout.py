@@ -66,6 +66,8 @@ query's final sort, or adds one. The rows written are the same:
 
 It is unsafe because it rests on the declaration, and because the sort it adds costs a shuffle
 or a sort.
+The finding has no `effect`: its fix adds the sort the layout needs, by design, and the
+model does not predict it.
 """
 
 from __future__ import annotations

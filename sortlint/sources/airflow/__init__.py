@@ -28,7 +28,7 @@ operator, the one its ``dag=`` names, or the file's only DAG.
 
 SQL that Python code builds - in a function of the file or of a module of the repository,
 with ``+``, ``.format``, ``%``, f-strings, ``join``, names bound in branches or reassigned -
-is read as the code builds it (`sortlint.sources.airflow.built`): each unknown piece a
+is read as the code builds it (`sortlint.sources.runtime_sql`): each unknown piece a
 placeholder inside a statement, an opaque unit between statements.
 
 What no code fixes - a parameter of the callable, a call to a library, a file that is not

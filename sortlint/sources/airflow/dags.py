@@ -13,7 +13,7 @@ from typing import Any
 from sortlint.config import Config
 from sortlint.errors import UserError
 from sortlint.files import note_input, read_source
-from sortlint.sources.airflow.built import (
+from sortlint.sources.runtime_sql import (
     Built, Hole, Interpreter, Known, PyModule, bound_in_function, describe, literal_keys, pieces, with_refusals,
 )
 from sortlint.sources.airflow.macros import rendered_units

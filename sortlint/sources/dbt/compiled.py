@@ -1,7 +1,10 @@
 """dbt projects rendered by dbt itself.
 
-When `dbt-core` is installed (the `dbt` extra), a project's models are rendered by dbt: one
-`dbt compile` of the whole project per run, in a process of its own
+sortlint's built-in renderer (`sortlint.sources.dbt.rendering`) renders dbt models unless the
+run asks for dbt (`--dbt-renderer dbt`, `$SORTLINT_DBT_RENDERER=dbt` or `dbt: renderer: dbt`
+in the configuration): a pre-commit hook must cost seconds, and dbt's own floor is 9-14 s for
+one model. Then, with `dbt-core` installed (the `dbt` extra), a project's models are rendered
+by dbt: one `dbt compile` of the whole project per run, in a process of its own
 (`sortlint.sources.dbt.worker`), which also traces every model through dbt's rendering so
 that findings and fixes map back to the raw text exactly as with the built-in renderer.
 What it returns is kept by content: a digest of every file of the project that dbt reads
@@ -16,15 +19,13 @@ written into the project. dbt opens the connection only for a model that asks th
 something while it renders (`adapter.get_relation`, `get_columns_in_relation`,
 `run_query`); such a model is rendered against an empty catalog and its findings say so.
 
-A fresh `target/manifest.json` (written by the user's own `dbt compile` or `dbt run` after
-the last change to the project) is read instead of compiling again. It holds each model's
-compiled code but not where each piece came from, so its renderings are mapped back to the
-raw text by matching their literal text, and fixes in them are never applied. A manifest
-holding a secret's value (`sortlint.sources.dbt.secret_env`) is not read: dbt renders the
-project again, with placeholders.
+The project's own `target/manifest.json` is not read: a file's modification time cannot say
+that it is fresh (an environment variable, a profile or an installed package may have changed
+since), and it does not say where each piece of a rendering came from, so no fix could be
+applied in it; dbt compiles the project into a directory of sortlint's instead.
 
-A project dbt cannot parse, or a model dbt cannot compile, is left to the built-in renderer
-(`sortlint.sources.dbt.rendering`), with dbt's reason kept for the error when that fails too.
+A project dbt cannot parse, or a model dbt cannot compile, is an error for each of its files,
+with dbt's reason: the run asked for dbt's rendering, and another renderer's could differ.
 """
 
 from __future__ import annotations
@@ -61,11 +62,6 @@ TIMEOUT_SECONDS = 1800
 QUERIED_CAVEAT = (
     "rendered by dbt against an empty catalog: the model asks the database while it renders"
 )
-MANIFEST_REFUSAL = (
-    "the model's rendering was read from target/manifest.json, which does not say where "
-    "each piece of it came from; remove the manifest (or run dbt again) to let sortlint "
-    "render and fix it"
-)
 
 
 @dataclass(frozen=True)
@@ -82,7 +78,6 @@ class CompiledModel:
     slices: tuple[tuple[str, int, int, int, int], ...] = ()
     depends_on: tuple[str, ...] = ()  # the names of the project's models it reads
     queried: bool = False
-    traced: bool = True
     meta: dict = field(default_factory=dict, compare=False, hash=False)
     error: str | None = None
     materialized: str | None = None  # as dbt configured the model
@@ -91,12 +86,11 @@ class CompiledModel:
 @dataclass(frozen=True)
 class CompiledProject:
     """A project's models rendered by dbt, by resolved path; `failure` is why dbt rendered
-    none of them. `source` says where the renderings came from: "dbt" or "manifest"."""
+    none of them."""
 
     models: dict[Path, CompiledModel] = field(default_factory=dict, hash=False)
     disabled: frozenset[Path] = frozenset()
     failure: str | None = None
-    source: str = "dbt"
     dbt_version: str = ""
 
     def relations(self) -> dict[str, str]:
@@ -114,22 +108,14 @@ def dbt_version() -> str | None:
 
 
 def compiled_project(project: Project, options: DbtOptions) -> CompiledProject | None:
-    """The project's models as dbt renders them, or None when dbt-core is not installed or
-    the run asked for the built-in renderer."""
-    chosen = renderer(options)
-    if chosen == "builtin":
+    """The project's models as dbt renders them, or None when the run's renderer is the
+    built-in one."""
+    if renderer(options) == "builtin":
         return None
-    manifest = None
-    if not (options.vars or options.incremental or chosen == "dbt"):
-        manifest = project.derived("manifest", lambda: fresh_manifest(project))
-    if manifest is not None:
-        return manifest
     version = dbt_version()
     if version is None:
-        if chosen == "dbt":
-            return CompiledProject(failure="dbt-core is not installed (sortlint's dbt extra installs it: README, Install)")
-        return None
-    options = replace(options, renderer="auto")
+        return CompiledProject(failure="dbt-core is not installed (sortlint's dbt extra installs it: README, Install)")
+    options = replace(options, renderer="dbt", configured_renderer="dbt")  # one compile, however the run chose dbt
     compiled: CompiledProject = project.derived(("compiled", options, version),
                                                 lambda: _compiled(project, options, version))
     return compiled
@@ -300,7 +286,7 @@ def _followed(process: subprocess.Popen, request: str, progress: Path) -> tuple[
 
 def _read_answer(answer: dict, project: Project) -> CompiledProject:
     if "failure" in answer:
-        return CompiledProject(failure=_first_line(answer["failure"]), source="dbt",
+        return CompiledProject(failure=_first_line(answer["failure"]),
                                dbt_version=answer.get("dbt_version", ""))
     names = {entry["unique_id"]: entry["name"] for entry in answer["models"]}
     models = {}
@@ -323,14 +309,12 @@ def _read_answer(answer: dict, project: Project) -> CompiledProject:
             slices=slices,  # type: ignore[arg-type]
             depends_on=tuple(names[d] for d in entry.get("depends_on", ()) if d in names),
             queried=bool(entry.get("queried")),
-            traced=entry.get("traced", True),
             meta=entry.get("meta") or {},
             error=None if error is None else _first_line(error),
             materialized=entry.get("materialized"),
         )
     disabled = frozenset(Path(p).resolve() for p in answer.get("disabled", ()))
-    return CompiledProject(models, disabled, None, answer.get("source", "dbt"),
-                           answer.get("dbt_version", ""))
+    return CompiledProject(models, disabled, None, answer.get("dbt_version", ""))
 
 
 def _first_line(text: str) -> str:
@@ -386,99 +370,6 @@ def _cache_file(key: str) -> Path | None:
     return Path(base) / "dbt" / f"{key}.json"
 
 
-# ---------------------------------------------------------------------------------------------
-# A manifest the user's own dbt wrote
-
-
-def fresh_manifest(project: Project) -> CompiledProject | None:
-    """The renderings of `<target-path>/manifest.json`, when dbt compiled the project's
-    models into it after the last change to any of the project's files."""
-    path = project.root / project.target_path / "manifest.json"
-    try:
-        written = path.stat().st_mtime
-    except OSError:
-        return None
-    if any(_mtime(file) > written for file in input_files(project)):
-        return None
-    try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    if manifest.get("metadata", {}).get("project_name") != project.name:
-        return None
-    nodes = [
-        node for node in manifest.get("nodes", {}).values()
-        if node.get("resource_type") == "model" and node.get("package_name") == project.name
-    ]
-    if not nodes or not all(node.get("compiled") and node.get("compiled_code") for node in nodes
-                            if node.get("language", "sql") == "sql"):
-        return None  # `dbt parse` writes a manifest too, without compiled code
-    hidden = secret_values()
-    if any(value in (node.get("compiled_code") or "") for node in nodes for value in hidden):
-        return None  # rendered with a secret's value: dbt renders the project again, with placeholders
-    models = []
-    for node in nodes:
-        file = project.root / node["original_file_path"]
-        try:
-            with open(file, encoding="utf-8", newline="") as handle:
-                raw = handle.read().replace("\r\n", "\n").replace("\r", "\n")
-        except (OSError, UnicodeDecodeError):
-            continue
-        text, slices = aligned(raw, node["compiled_code"])
-        models.append({
-            "unique_id": node["unique_id"], "name": node["name"], "path": str(file),
-            "relation": node.get("relation_name"), "raw": raw, "text": text,
-            "materialized": node.get("config", {}).get("materialized"),
-            "slices": slices, "traced": False,
-            "depends_on": [d for d in node["depends_on"]["nodes"] if d.startswith("model.")],
-            "meta": node.get("config", {}).get("meta") or {},
-        })
-    version = manifest["metadata"].get("dbt_version", "")
-    return _read_answer({"models": models, "source": "manifest", "dbt_version": version}, project)
-
-
-def _mtime(path: Path) -> float:
-    try:
-        return path.stat().st_mtime
-    except OSError:
-        return 0.0
-
-
-TAG = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\{#.*?#\}", re.S)
-
-
-def aligned(raw: str, compiled: str) -> tuple[str, list[list]]:
-    """The compiled text (with the raw file's final newline) and slices mapping it to the
-    raw text, found by matching the raw file's literal text in it; what does not match
-    belongs to the template around it. Good for locations, not for edits."""
-    if raw.endswith("\n") and not compiled.endswith("\n"):
-        compiled += "\n"
-    matcher = difflib.SequenceMatcher(None, raw, compiled, autojunk=False)
-    literal = [True] * len(raw)
-    for tag in TAG.finditer(raw):
-        literal[tag.start():tag.end()] = [False] * (tag.end() - tag.start())
-    slices: list[list] = []
-    raw_at = at = 0
-    for block in matcher.get_matching_blocks():
-        start = block.a
-        while start < block.a + block.size:
-            if not literal[start]:
-                start += 1
-                continue
-            stop = start
-            while stop < block.a + block.size and literal[stop]:
-                stop += 1
-            target = block.b + (start - block.a)
-            if start > raw_at or target > at:
-                slices.append(["templated", raw_at, start, at, target])
-            slices.append(["literal", start, stop, target, target + stop - start])
-            raw_at, at = stop, target + stop - start
-            start = stop
-    if raw_at < len(raw) or at < len(compiled):
-        slices.append(["templated", raw_at, len(raw), at, len(compiled)])
-    return compiled, slices
-
-
 def rendering_change(old: str, new: str) -> list[tuple[int, int, str]]:
     """The edits that turn `old` into `new`: (start, stop, replacement) in `old`."""
     matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
@@ -487,11 +378,14 @@ def rendering_change(old: str, new: str) -> list[tuple[int, int, str]]:
 
 
 def renderer(options: DbtOptions) -> str:
-    """Who renders: the run's choice, else `$SORTLINT_DBT_RENDERER`, else "auto"."""
+    """Who renders, "dbt" or "builtin": the command line's choice, else
+    `$SORTLINT_DBT_RENDERER`, else the configuration's, else the built-in renderer."""
     if options.renderer != "auto":
         return options.renderer
     chosen = os.environ.get("SORTLINT_DBT_RENDERER", "auto").strip().lower()
-    return chosen if chosen in ("dbt", "builtin") else "auto"
+    if chosen in ("dbt", "builtin"):
+        return chosen
+    return "dbt" if options.configured_renderer == "dbt" else "builtin"
 
 
 def model_relations(project: Project, options: DbtOptions) -> dict[str, str]:

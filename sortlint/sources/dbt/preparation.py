@@ -30,7 +30,7 @@ from sortlint.errors import UserError
 # where used, once a checked file is found in a dbt project: a check of plain SQL pays
 # nothing for them.
 from sortlint.sources.dbt import project as dbt
-from sortlint.sources.frontend import JINJA_MARK, Preparation, Reading
+from sortlint.sources.frontend import JINJA_MARK, Preparation, Reading, dbt_folders_key, holds_dbt_project
 from sortlint.store import Store, digest, sortlint_digest
 from sortlint.units import Unit
 
@@ -70,6 +70,11 @@ def prepare(files: Sequence[Path], reading: Reading) -> Preparation:
     """The declarations, model tables and contexts of the projects the files belong to."""
     config = reading.config
     projects = dbt.projects_of(reading)
+    at_root = config.root.resolve()
+    if holds_dbt_project(at_root):
+        project = projects.at(at_root)
+        reading.memo[dbt_folders_key(at_root)] = frozenset(
+            (*project.model_paths, *project.macro_paths, *(at_root / p for p in project.output_paths)))
     roots = sorted({root for root in map(projects.root_of, files) if root is not None})
     if not roots:
         return Preparation(config)
@@ -112,7 +117,7 @@ def _require_dbt_rendering(project: dbt.Project, config: Config) -> None:
         return
     rendered = compiled.compiled_project(project, config.dbt)
     if rendered is not None and rendered.failure is not None:
-        raise UserError(f"dbt cannot render the project (--dbt-renderer dbt): {rendered.failure}",
+        raise UserError(f"dbt cannot render the project (renderer: dbt): {rendered.failure}",
                         project.root / dbt.PROJECT_FILE)
 
 
@@ -192,7 +197,6 @@ def project_context(root: Path, config: Config, store: Store | None) -> str:
         profiles = os.environ.get("DBT_PROFILES_DIR")
         if profiles and (Path(profiles) / "profiles.yml").is_file():
             parts.append((Path(profiles) / "profiles.yml").read_bytes())
-        parts.append(_stamp(root / output_paths[0] / "manifest.json"))  # read when fresh
     # dbt's catalog (`dbt docs generate`) gives column types: every byte counts
     parts.append(_content(root / output_paths[0] / dbt.CATALOG_FILE))
     return digest(*parts)
@@ -203,14 +207,6 @@ def _content(path: Path) -> bytes | None:
         return path.read_bytes()
     except OSError:
         return None
-
-
-def _stamp(path: Path) -> tuple[int, int] | None:
-    try:
-        status = path.stat()
-    except OSError:
-        return None
-    return status.st_size, status.st_mtime_ns
 
 
 def _project_settings(root: Path) -> dict:

@@ -114,12 +114,12 @@ def _kept_rendering(path: Path, raw: str, project: dbt.Project | None, reading: 
 
 
 def render_model(path: Path, raw: str, project: dbt.Project | None, config: Config) -> Rendered:
-    """The file rendered as dbt would render it for this run (`config.dbt`): by dbt itself
-    when it rendered the project (`sortlint.sources.dbt.compiled`), else by the built-in
-    renderer, which says why in a note (`--dbt-renderer dbt` makes dbt's failure an error);
-    when neither can, the error names both reasons."""
+    """The file rendered as dbt would render it for this run (`config.dbt`): by the built-in
+    renderer, unless the run chose dbt (`sortlint.sources.dbt.compiled.renderer`). A model
+    dbt cannot render is then an error, not the built-in renderer's: the run asked for dbt's
+    rendering and the other could differ. Only a text standing in for the file and edited
+    beyond its literal text (`UNSAVED_EDIT`) is rendered by the built-in renderer, with a note."""
     model = project.model(path) if project is not None else None
-    why_not_dbt = None
     relations: dict[str, str] = {}
     if project is not None and model is not None:
         compiled = dbt_compiled.compiled_project(project, config.dbt)
@@ -127,24 +127,13 @@ def render_model(path: Path, raw: str, project: dbt.Project | None, config: Conf
             rendered, why_not_dbt = rendered_by_dbt(compiled, path, raw)
             if rendered is not None:
                 return rendered
-            if dbt_compiled.renderer(config.dbt) == "dbt" and why_not_dbt != UNSAVED_EDIT:
-                raise UserError(f"cannot render with dbt (--dbt-renderer dbt): {why_not_dbt}", path)
+            if why_not_dbt != UNSAVED_EDIT:
+                raise UserError(f"cannot render with dbt (renderer: dbt): {why_not_dbt}", path)
             relations = compiled.relations()
-    try:
-        rendered = render(path, raw, project, model, config.dialect, config.dbt,
-                          tuple(sorted(relations.items())))
-    except UserError as error:
-        if why_not_dbt is None:
-            raise
-        raise UserError(f"{error.message} (dbt: {why_not_dbt})", error.path, error.line) from None
-    if why_not_dbt is None:
-        return rendered
-    if compiled.failure is not None:  # the same for every model: said once
-        note = (f"{project.root}: dbt cannot render the project, so sortlint's built-in renderer "
-                f"renders its models: {compiled.failure}")
-    else:
-        note = f"{path}: rendered by sortlint's built-in renderer: {why_not_dbt}"
-    return replace(rendered, note=note)
+            rendered = render(path, raw, project, model, config.dialect, config.dbt,
+                              tuple(sorted(relations.items())))
+            return replace(rendered, note=f"{path}: rendered by sortlint's built-in renderer: {UNSAVED_EDIT}")
+    return render(path, raw, project, model, config.dialect, config.dbt, ())
 
 
 def rendered_by_dbt(
@@ -167,9 +156,8 @@ def rendered_by_dbt(
         slices,
         reads=model.depends_on,
         crlf=crlf,
-        renderer=compiled.source,
+        renderer="dbt",
         caveat=dbt_compiled.QUERIED_CAVEAT if model.queried else None,
-        refusal=None if model.traced else dbt_compiled.MANIFEST_REFUSAL,
         materialized=model.materialized,
     )
     if source == model.raw:
@@ -214,9 +202,8 @@ class Rendered:
     slices: tuple[Slice, ...]
     reads: tuple[str, ...] = ()  # the project's models the template reads through ref()
     crlf: tuple[int, ...] = ()  # see normalize_newlines: slices' raw offsets are before them
-    renderer: str = "builtin"  # or "dbt", or "manifest" (dbt's, read from target/)
+    renderer: str = "builtin"  # or "dbt"
     caveat: str | None = None  # what every finding in the file rests on beyond the query
-    refusal: str | None = None  # why no edit of the file may be written, if none may
     note: str | None = None  # what the user should know of how it was rendered (a fallback)
     enabled: bool = True  # false when its `config(enabled=...)` disables the model
     materialized: str | None = None  # a model's materialization, as its rendering decided it
@@ -560,8 +547,6 @@ class TemplateMap:
         the range overlaps an expression's output, would take a tag or comment with it (or
         insert next to one, where the text would land on the wrong side), or lies in a
         loop body; None when the range is literal text only."""
-        if self.rendered.refusal is not None:
-            return self.rendered.refusal
         first, last = self.shift + start, self.shift + end
         index = max(bisect.bisect_left(self._stops, first) - 1, 0)
         for piece in self.slices[index:]:

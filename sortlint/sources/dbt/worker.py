@@ -31,7 +31,7 @@ def main() -> int:
     answer_path = Path(request["answer"])
     try:
         answer = compile_project(request)
-    except Exception as error:  # anything dbt raises: the project is left to the built-in renderer
+    except Exception as error:  # anything dbt raises: the project's error, with dbt's reason
         answer = {"failure": f"{type(error).__name__}: {error}", "trace": traceback.format_exc()}
     if _timed_out:  # the next run may finish it in time: not dbt's lasting verdict
         answer["transient"] = True
@@ -120,7 +120,7 @@ def compile_project(request: dict) -> dict:
         _built_before(current, queried)
     # `dbt compile` stops at the first model that fails; `dbt run` goes on with the models
     # that do not depend on it, and so does this compile, so that one model's failure
-    # leaves only that model (and those reading it) to the built-in renderer.
+    # is only that model's error (and that of those reading it).
     CompileTask.raise_on_first_error = lambda self: False
     arguments = [
         "compile",

@@ -208,10 +208,12 @@ class JobReader:
     `spark.sql` string that can be analysed, in source order), `functions` (the name
     `pyspark.sql.functions` is imported under)."""
 
-    def __init__(self, raw: str, strings, modules=None, imported: bool = False, path=None) -> None:
+    def __init__(self, raw: str, strings, modules=None, imported: bool = False, path=None, built=None) -> None:
         self.raw = raw
         self.path = path
         self.strings = strings  # (reader, value) -> SqlText | None, see sortlint.sources.pyspark.units
+        # (reader, argument node) -> the SqlText of a `spark.sql` argument built at run time, or None
+        self.built = built
         # (dotted module, relative level) -> the JobReader of a module of the repository, or None
         self.modules = modules
         self.imported = imported  # read for another file's sake: its functions' positions are not that file's
@@ -602,6 +604,19 @@ class JobReader:
                 self.sql_texts.append(text)
         return self._sql_cache[key][1]
 
+    def built_text(self, node: cst.BaseExpression) -> SqlText | None:
+        """The SQL of a `spark.sql` argument the code builds at run time, made once per
+        argument."""
+        key = id(node)
+        if self.built is None:
+            return None
+        if key not in self._sql_cache:
+            text = self.built(self, node)
+            self._sql_cache[key] = (node, text)
+            if text is not None:
+                self.sql_texts.append(text)
+        return self._sql_cache[key][1]
+
     def subscript(self, node: cst.Subscript, scope: Scope) -> Value:
         receiver = self.expression(node.value, scope)
         if isinstance(receiver, Param) and self.used_as_dataframe(receiver):
@@ -854,7 +869,10 @@ class JobReader:
             return self.source("table", _string(args[0]), span, args)
         if name == "sql" and args:
             text = args[0].value
-            sql = self.sql_text(text) if isinstance(text, PyValue) and text.literal is not None else None
+            if isinstance(text, PyValue) and text.literal is not None:
+                sql = self.sql_text(text)
+            else:  # the same call read again (a function read twice) is the same SQL unit
+                sql = self.built_text(node.args[0].value)
             if sql is not None:
                 self.run_sql(sql, span)
                 return DataFrame(self.new_op("sql", extent=span, detail=SqlSource(sql)))

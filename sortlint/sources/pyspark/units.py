@@ -33,7 +33,10 @@ from sortlint.sources.frontend import Reading
 from sortlint.sources.opaque import opaque_unit
 from sortlint.sources.pyspark.values import Column, Pipeline, PyDict, PyList, PyValue, SqlText, window_calls
 from sortlint.sources.python.constants import UNKNOWN, format_text
-from sortlint.sources.python.strings import FormatField, apply_formatting, decode, is_bytes
+from sortlint.sources.runtime_sql import (
+    Built, Interpreter, Known, PyModule, Statements, literal_keys, pieces, with_refusals,
+)
+from sortlint.sources.python.strings import FormatField, SourceSpans, apply_formatting, decode, is_bytes
 from sortlint.sources.python.syntax import check_syntax
 from sortlint.sources.sql.files import embedded_units, mapped_statements
 from sortlint.sources.sql.placeholders import FormatSource, field_placeholder
@@ -54,7 +57,8 @@ def pyspark_units(path: Path, raw: str, reading: Reading) -> list[Unit] | None:
     dialect = reading.config.dialect
     modules = RepositoryModules(path, reading.config.root, dialect)
     try:
-        reader = JobReader(raw, lambda reader, value: _sql_text(reader, value, dialect), modules, path=path)
+        reader = JobReader(raw, lambda reader, value: _sql_text(reader, value, dialect), modules, path=path,
+                           built=BuiltSql(path, reading.config.root, dialect))
         reader.run()
     except ReadError as error:  # Python parses it, libcst does not (newer syntax than it knows)
         raise UserError(error.message, path, error.line) from None
@@ -135,7 +139,8 @@ class RepositoryModules:
         try:
             raw = decode_source(data, path)
             reader = JobReader(raw, lambda reader, value: _sql_text(reader, value, self.dialect),
-                               RepositoryModules(path, self.root, self.dialect), imported=True, path=path)
+                               RepositoryModules(path, self.root, self.dialect), imported=True, path=path,
+                               built=BuiltSql(path, self.root, self.dialect))
             reader.run()
         except (UserError, ReadError, RecursionError):
             return None
@@ -180,6 +185,49 @@ def _sql_text(reader, value: PyValue, dialect: str) -> SqlText | None:
             return None
         mapped = formatted
     return SqlText(mapped.text, mapped, mapped.to_raw(0), reader.range(node), run_time_fields=tuple(unknown))
+
+
+class BuiltSql:
+    """The SQL of a `spark.sql` argument the code builds at run time, followed as the Airflow
+    front end follows its runners' (`sortlint.sources.runtime_sql`): every `spark.sql`
+    argument of the file is evaluated in one pass. A DataFrame has one plan, so only an
+    argument built in one way, holding one run of whole statements (no unknown piece between
+    statements), is read; its unknown pieces inside the statement are placeholders."""
+
+    def __init__(self, path: Path, root: Path, dialect: str) -> None:
+        self.path = path
+        self.root = root
+        self.dialect = dialect
+        self.module: PyModule | None = None
+        self.values: dict[int, list] = {}
+        self.uses: Counter = Counter()  # literal -> the ways of building that read it
+
+    def __call__(self, reader, node) -> SqlText | None:
+        if self.module is None:
+            self._evaluate(reader)
+        ways = self.values.get(id(node), [])
+        if len(ways) != 1 or not isinstance(ways[0], Built) or not any(isinstance(p, Known) for p in ways[0].parts):
+            return None
+        cut = pieces(with_refusals(ways[0], self.uses), reader.raw, self.dialect)
+        if len(cut) != 1 or not isinstance(cut[0], Statements):
+            return None
+        mapped = cut[0].mapped
+        return SqlText(mapped.text, mapped, mapped.to_raw(0), reader.range(node), run_time_fields=cut[0].fields)
+
+    def _evaluate(self, reader) -> None:
+        from libcst.metadata import MetadataWrapper
+
+        tree = reader.module
+        self.module = PyModule(self.path, reader.raw, tree, SourceSpans(MetadataWrapper(tree, unsafe_skip_copy=True),
+                                                                        reader.raw))
+        targets = [n.args[0].value for n in self.module.walk(tree)
+                   if type(n).__name__ == "Call" and type(n.func).__name__ == "Attribute"
+                   and n.func.attr.value == "sql" and n.args and n.args[0].keyword is None and n.args[0].star == ""]
+        self.values = Interpreter(self.module, targets, self.root, self.dialect).run()
+        for ways in self.values.values():
+            for way in ways:
+                if isinstance(way, Built):
+                    self.uses.update(literal_keys(way))
 
 
 def _sql_units(path: Path, raw: str, reader, dialect: str) -> list[Unit]:

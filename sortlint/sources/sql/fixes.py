@@ -11,6 +11,7 @@ select list under its old name.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 
 import sqlglot
@@ -26,6 +27,9 @@ from sortlint.plan.nodes import Span
 from sortlint.plan.token_types import T
 from sortlint.sources.frontend import FixContext, KeptColumn, Rewrite, WrittenKey
 from sortlint.units import Unit
+
+_NOT_BLANK = re.compile(r"[^ \t]")
+_NOT_BLANK_OR_CR = re.compile(r"[^ \t\r]")
 
 SORT_CLAUSES = {"global": "ORDER BY", "partition": "SORT BY"}
 
@@ -485,75 +489,98 @@ def _tidy(text: str, cuts: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
     goes, with its line break; blanks a cut leaves at the end of a line go; blanks after a
     cut at the start of a line's content go (what follows takes the indentation); of blanks
     on both sides of a cut inside a line, the left ones stay."""
-    removed = {p for start, end in cuts for p in range(start, end)}
-    lo = text.rfind("\n", 0, min(removed))  # the line break before the first cut line (or -1)
-    hi = text.find("\n", max(removed) + 1)  # the one ending the last (or the end of the text)
-    hi = len(text) if hi < 0 else hi
-    # The lines left: each its kept positions, and the line break ending it (hi for the last).
-    lines: list[tuple[list[int], int]] = []
-    line: list[int] = []
-    for position in range(lo + 1, hi):
-        if position in removed:
-            continue
-        if text[position] == "\n":
-            lines.append((line, position))
-            line = []
-        else:
-            line.append(position)
-    lines.append((line, hi))
-    widened = set(removed)
-    start = lo + 1
-    for line, end in lines:
-        if not any(p in removed for p in range(start, end)):
-            start = end + 1
-            continue
-        if all(text[p] in " \t\r" for p in line):
-            widened.update(p for p in line if text[p] != "\r")  # a CRLF's own stays whole
+    # Worked out per run of removed text and per kept stretch between runs, never per
+    # character: the list of a 3 MB `IN (...)` is one line of that length.
+    removed = _merged(cuts)
+    widened = list(removed)
+    for start, end, gaps in _cut_lines(text, removed):
+        kept = [(start, gaps[0][0]), *((a[1], b[0]) for a, b in zip(gaps, gaps[1:])), (gaps[-1][1], end)]
+        if not any(_NOT_BLANK_OR_CR.search(text, a, b) for a, b in kept):
+            widened += _without_cr(text, kept)
             if start > 0:  # the line break before it, a CRLF whole
-                widened.add(start - 1)
-                if start > 1 and text[start - 2] == "\r":
-                    widened.add(start - 2)
+                widened.append((start - 2 if start > 1 and text[start - 2] == "\r" else start - 1, start))
             elif end < len(text):  # the first line of the text: the line break after it
-                widened.update(p for p in line if text[p] == "\r")
-                widened.add(end)
-            start = end + 1
+                widened += [(p, p + 1) for a, b in kept for p in range(a, b) if text[p] == "\r"]
+                widened.append((end, end + 1))
             continue
-        bounds = [start, *(p + 1 for p in line)]
-        for gap, left_end in enumerate(bounds):
-            right_start = line[gap] if gap < len(line) else end
-            if not any(p in removed for p in range(left_end, right_start)):
-                continue
-            left, right = line[:gap], line[gap:]
-            if all(text[p] in " \t" for p in left):
-                widened.update(_blanks(text, right))
-            elif all(text[p] in " \t\r" for p in right):
-                widened.update(p for p in right if text[p] != "\r")
-                widened.update(_blanks(text, reversed(left)))
-            elif text[left[-1]] in " \t":
-                widened.update(_blanks(text, right))
-        start = end + 1
-    return _runs(sorted(widened))
+        widened += _widened_gaps(text, kept)
+    return _merged(widened)
 
 
-def _blanks(text: str, positions: Iterable[int]) -> list[int]:
-    """The leading run of spaces and tabs among `positions`."""
-    blanks = []
-    for position in positions:
-        if text[position] not in " \t":
-            break
-        blanks.append(position)
-    return blanks
-
-
-def _runs(positions: list[int]) -> list[tuple[int, int]]:
-    """Sorted positions as [start, end) runs."""
+def _merged(spans: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Sorted [start, end) spans as the runs they cover, touching ones joined."""
     runs: list[tuple[int, int]] = []
-    for position in positions:
-        if runs and runs[-1][1] == position:
-            runs[-1] = (runs[-1][0], position + 1)
+    for start, end in sorted(span for span in spans if span[0] < span[1]):
+        if runs and start <= runs[-1][1]:
+            runs[-1] = (runs[-1][0], max(end, runs[-1][1]))
         else:
-            runs.append((position, position + 1))
+            runs.append((start, end))
     return runs
+
+
+def _cut_lines(text: str, removed: list[tuple[int, int]]) -> list[tuple[int, int, list[tuple[int, int]]]]:
+    """The lines left with a cut in them, each as its start, its end (the kept line break
+    ending it, or the end of the text) and its cuts; a cut line break joins two lines."""
+    lines: list[tuple[int, int, list[tuple[int, int]]]] = []
+    for cut in removed:
+        if lines and text.find("\n", lines[-1][2][-1][1], cut[0]) < 0:
+            lines[-1][2].append(cut)
+        else:
+            lines.append((text.rfind("\n", 0, cut[0]) + 1, 0, [cut]))
+    ends = [text.find("\n", gaps[-1][1]) for _, _, gaps in lines]
+    return [(start, len(text) if end < 0 else end, gaps) for (start, _, gaps), end in zip(lines, ends)]
+
+
+def _without_cr(text: str, kept: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The kept stretches less their carriage returns (a CRLF's own stays whole)."""
+    return [(a + match.start(), a + match.end()) for a, b in kept for match in re.finditer(r"[^\r]+", text[a:b])]
+
+
+def _widened_gaps(text: str, kept: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """What goes beside each cut of a line that keeps more than blanks; `kept` are the kept
+    stretches of the line, one more than its cuts, the cut `g` between `kept[g]` and
+    `kept[g + 1]`."""
+    count = len(kept)
+    # first[i] / last[i]: the first / last character of kept[i] that is not a blank (-1: none)
+    first = [-1 if (m := _NOT_BLANK.search(text, a, b)) is None else m.start() for a, b in kept]
+    last = [_last_not_blank(text, a, b) for a, b in kept]
+    # next_text[i]: the first non-blank at or after kept[i]; previous_text[i]: the last at or before it
+    next_text = [-1] * (count + 1)
+    for i in reversed(range(count)):
+        next_text[i] = first[i] if first[i] >= 0 else next_text[i + 1]
+    previous_text = [-1] * count
+    for i in range(count):
+        previous_text[i] = last[i] if last[i] >= 0 else (previous_text[i - 1] if i else -1)
+    # whether kept[i:] holds only blanks and carriage returns
+    blank_after = [True] * (count + 1)
+    for i in reversed(range(count)):
+        blank_after[i] = blank_after[i + 1] and _NOT_BLANK_OR_CR.search(text, *kept[i]) is None
+    # the last kept character at or before kept[i] (-1: none)
+    previous_char = [-1] * count
+    for i, (a, b) in enumerate(kept):
+        previous_char[i] = b - 1 if b > a else (previous_char[i - 1] if i else -1)
+    line_end = kept[-1][1]
+    widened: list[tuple[int, int]] = []
+    cleared_from = count  # kept[cleared_from:] are widened whole (less carriage returns)
+    for gap in range(count - 1):
+        left_end, right_start = kept[gap][1], kept[gap + 1][0]
+        leading_blanks = (right_start, line_end if next_text[gap + 1] < 0 else next_text[gap + 1])
+        if previous_text[gap] < 0:  # at the start of the line's content: what follows takes the indentation
+            widened.append(leading_blanks)
+        elif blank_after[gap + 1]:  # at its end: no trailing blanks
+            cleared_from = min(cleared_from, gap + 1)
+            widened.append((previous_text[gap] + 1, left_end))
+        elif previous_char[gap] >= 0 and text[previous_char[gap]] in " \t":  # blanks on both sides: the left ones stay
+            widened.append(leading_blanks)
+    return widened + _without_cr(text, kept[cleared_from:])
+
+
+def _last_not_blank(text: str, start: int, end: int) -> int:
+    """The last character of text[start:end] that is not a blank (-1: none)."""
+    position = end - 1
+    while position >= start and text[position] in " \t":
+        position -= 1
+    return position if position >= start else -1
 
 
 def reorder_items(unit: Unit, items: Sequence[Span], order: Sequence[int]) -> list[Edit]:

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from sortlint.files import read_bytes
-from sortlint.sources.frontend import Preparation, Reading, dbt_project_root, holds_dbt_project
+from sortlint.sources.frontend import Preparation, Reading, dbt_folders_key, dbt_project_root, holds_dbt_project
 
 _NAME = r"((?:[`\"]?\w+[`\"]?\.){0,2}[`\"]?\w+[`\"]?)"
 # A statement that writes a table or defines a view, as any SQL text shows it (a `.sql`
@@ -50,11 +50,12 @@ def prepare(files: Sequence[Path], reading: Reading) -> Preparation:
     """The definers of the names exactly one file of the project writes, and for each file
     the definers of the names it seems to read (`Preparation.upstream`: the order workers
     take files in). The project is every file a check of the configuration's folder reads
-    (and the checked files), but for dbt projects: a model's table is dbt's to define."""
+    (and the checked files), but for dbt's files (`_dbts_folder`, `_dbts_file`): a model's
+    table is dbt's to define."""
     writers: dict[str, set[Path]] = {}
     texts: dict[Path, str] = {}
-    for file in reading.project_files(holds_dbt_project):
-        if dbt_project_root(reading, file.parent) is not None:
+    for file in reading.project_files(lambda folder: _dbts_folder(reading, folder)):
+        if _dbts_file(reading, file):
             continue
         try:
             data = read_bytes(file)
@@ -73,6 +74,38 @@ def prepare(files: Sequence[Path], reading: Reading) -> Preparation:
         if read:
             upstream[file] = tuple(sorted(read))
     return Preparation(reading.config, definers, upstream=upstream)
+
+
+def _dbts_folder(reading: Reading, folder: Path) -> bool:
+    """Whether the folder's files are a dbt project's, left out of the project's walk: it
+    holds a dbt project other than one at the configuration's root (an installed package,
+    a project in a subfolder), or it is a model, macro or output folder of the project at
+    the root. The root's other folders (`sql/` beside `models/`) are a plain repository's."""
+    root = reading.config.root.resolve()
+    resolved = folder.resolve()
+    if resolved == root:
+        return False
+    return holds_dbt_project(resolved) or resolved in _root_dbt_folders(reading, root)
+
+
+def _dbts_file(reading: Reading, file: Path) -> bool:
+    """Whether a (resolved) file is a dbt project's, as `_dbts_folder` tells its folders."""
+    project_root = dbt_project_root(reading, file.parent)
+    if project_root is None:
+        return False
+    if project_root != reading.config.root.resolve():
+        return True
+    return any(file.is_relative_to(folder) for folder in _root_dbt_folders(reading, project_root))
+
+
+def _root_dbt_folders(reading: Reading, root: Path) -> frozenset[Path]:
+    """The model, macro and output (`target/`: dbt's renderings of the models) folders of the
+    dbt project at the configuration's root (resolved), if one is there, as the dbt front end
+    recorded them; unrecorded, the whole project is dbt's."""
+    if not holds_dbt_project(root):
+        return frozenset()
+    found: frozenset[Path] = reading.memo.get(dbt_folders_key(root), frozenset((root,)))
+    return found
 
 
 def written_names(raw: str, python: bool = False) -> list[str]:

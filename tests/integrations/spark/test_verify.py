@@ -69,9 +69,9 @@ def test_a_fix_that_holds_and_one_resting_on_a_violated_declaration(repository, 
     assert code == 1
     assert out == textwrap.dedent(
         """\
-        sql/by_customer.sql:1: SL103 (line 1): same: same columns, rows and ORDER BY order
-        sql/by_customer.sql:2: SL103 (line 2): different: the rows differ: (customer_id=1, n=1) 1× before, 0× after; (customer_id=1, n=7) 1× before, 0× after; (customer_id=1, n=8) 0× before, 1× after
-        sql/write.sql:1: SL003 (line 2): same: same columns, rows and ORDER BY order
+        sql/by_customer.sql:1: SL103 (line 1): same: same columns, rows and ORDER BY order; plan: no runtime effect (predicted: no runtime effect)
+        sql/by_customer.sql:2: SL103 (line 2): different: the rows differ: (customer_id=1, n=1) 1× before, 0× after; (customer_id=1, n=7) 1× before, 0× after; (customer_id=1, n=8) 0× before, 1× after; plan: no runtime effect (predicted: no runtime effect)
+        sql/write.sql:1: SL003 (line 2): same: same columns, rows and ORDER BY order; plan: no runtime effect (predicted: no runtime effect)
         Verified 3 statements changed by safe and unsorted fixes: 2 same, 1 different, 0 not verified.
         """
     ).replace("unsorted", "unsafe")
@@ -88,6 +88,9 @@ def test_only_safe_fixes_without_unsafe_fixes_and_nothing_is_written(repository,
             "fixes": ["SL003 (line 2)"],
             "verdict": "same",
             "evidence": "same columns, rows and ORDER BY order",
+            # Spark plans the fixed statement as the original: the constant sort key it
+            # drops sorted nothing, as the finding predicts.
+            "effect": {"measured": {"removes": [], "adds": []}, "predicted": {"removes": [], "adds": []}},
         }
     ]
     assert spark.table("verify_test.copy").count() == 0
@@ -98,7 +101,8 @@ def test_a_sample_of_every_table(repository, capsys, monkeypatch):
     monkeypatch.chdir(repository)
     code, out, _ = run_cli(capsys, "verify", "sql/write.sql", "--sample", "0.5")
     assert code == 0
-    assert out.splitlines()[0] == "sql/write.sql:1: SL003 (line 2): same: same columns, sample rows and ORDER BY order"
+    assert out.splitlines()[0] == (
+        "sql/write.sql:1: SL003 (line 2): same: same columns, sample rows and ORDER BY order; plan: no runtime effect (predicted: no runtime effect)")
 
 
 def test_a_dataframe_pipeline_is_not_verified(repository, capsys, monkeypatch):

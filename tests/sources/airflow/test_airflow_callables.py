@@ -183,3 +183,40 @@ def test_a_format_whose_unknown_fields_break_the_syntax_is_not_an_error(project)
     assert found == []
     (statement,) = [s for f in result.files for s in f.statements]
     assert statement.root.reason == "the SQL is formatted at run time ({}): not analysable"
+
+
+def test_spark_sql_of_text_built_at_run_time_in_a_python_callable(project):
+    # The SQL is built by a function of the DAG file from a module's constant and the
+    # callable's `ds` (a placeholder): findings on the literals' lines; the fix edits the DAG
+    # file's literal, and never the text another module holds.
+    (project / "dags" / "tables.py").write_text(
+        'CUSTOMERS = "customers"\n'
+        'ORDERED = " ORDER BY customer_id"\n')
+    found, result = run(project, '''
+        from airflow.operators.python import PythonOperator
+        from pyspark.sql import SparkSession
+        from tables import CUSTOMERS, ORDERED
+
+
+        def customers_sql(day):
+            sql = "SELECT customer_id FROM " + CUSTOMERS
+            sql += " WHERE region = '%s'" % day
+            return sql + " ORDER BY customer_id"
+
+
+        def load(ds, **context):
+            spark = SparkSession.builder.getOrCreate()
+            spark.sql(customers_sql(ds)).write.saveAsTable("x")
+            spark.sql("SELECT customer_id FROM " + CUSTOMERS + ORDERED).collect()
+
+
+        PythonOperator(task_id="load", python_callable=load)
+    ''')
+    assert found == [(9, "SL001", "safe"), (15, "SL001", "unavailable")]
+    assert [f.fix.message for f in result.findings] == [
+        "remove the ORDER BY", "remove the ORDER BY: the edit would change the text of dags/tables.py"]
+    source = (project / "dags" / "d.py").read_text()
+    main(["check", "--fix", str(project / "dags" / "d.py")])
+    fixed = source.replace('return sql + " ORDER BY customer_id"', 'return sql + ""')
+    assert fixed != source and (project / "dags" / "d.py").read_text() == fixed
+    assert (project / "dags" / "tables.py").read_text() == 'CUSTOMERS = "customers"\nORDERED = " ORDER BY customer_id"\n'

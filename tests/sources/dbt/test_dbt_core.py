@@ -9,6 +9,7 @@ runs once per project and run (one process for the whole project), cached by con
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -96,10 +97,10 @@ def by_name(result: dbt_compiled.CompiledProject) -> dict[str, dbt_compiled.Comp
 def test_jaffle_shop_every_model_is_rendered_by_dbt(jaffle):
     result = compiled(jaffle)
     models = by_name(result)
-    assert result.failure is None and result.source == "dbt"
+    assert result.failure is None
     assert set(models) == JAFFLE_MODELS
-    assert {name: (m.error, m.traced, m.queried) for name, m in models.items()} == {
-        name: (None, True, False) for name in JAFFLE_MODELS
+    assert {name: (m.error, m.queried) for name, m in models.items()} == {
+        name: (None, False) for name in JAFFLE_MODELS
     }
     # A local session profile named after the project: `ref` renders <project>.<model>,
     # as the built-in renderer renders it.
@@ -143,7 +144,7 @@ def test_every_literal_of_the_rendering_maps_to_the_same_raw_text(corpus, reques
 @pytest.mark.dbt_core
 def test_evaluator_findings_rendered_by_dbt(evaluator, capsys, monkeypatch):
     monkeypatch.chdir(evaluator.parent)
-    assert main(["check", "--jobs", "1", "dbt_project_evaluator"]) == 0
+    assert main(["check", "--jobs", "1", "--dbt-renderer", "dbt", "dbt_project_evaluator"]) == 0
     # The two CTEs ordered for listagg feed aggregates behind Spark's hash exchange: no SL101.
     # One of them (fct_model_naming_conventions.sql:26) also feeds a join: its ORDER BY does
     # nothing there, but it is what the listagg's collect_list reads, so it is no SL002.
@@ -240,7 +241,6 @@ BUILTIN_QUERIED = (
     "the model asks the database (run_query)] [query]"
 )
 
-
 @pytest.fixture
 def shop(tmp_path: Path) -> Path:
     for name, text in SHOP.items():
@@ -265,18 +265,20 @@ def check(root: Path, *options: str) -> tuple[int, list[str], list[str]]:
 @requires_dbt
 @pytest.mark.dbt_core
 def test_a_project_rendered_by_dbt_with_custom_schemas_introspection_and_failures(shop):
-    code, findings, errors = check(shop)
+    code, findings, errors = check(shop, "--dbt-renderer", "dbt")
     assert code == 2, errors
     # customer_totals asked dbt's adapter for columns: its finding says what it rests on,
-    # and its fix is no longer safe. only_builtin failed under dbt (its query reads a table
-    # the empty catalog does not have): the built-in renderer took it over.
-    assert findings == [SHOP_FINDINGS[0], SHOP_FINDINGS[1], DBT_QUERIED, BUILTIN_QUERIED]
-    # A model neither renders is reported once, with both reasons; a disabled one not at all.
-    assert errors == [
-        "error: shop/models/staging/broken.sql:1: cannot render template: the model raised a "
-        "compiler error: boom (dbt: Compilation Error in model broken "
-        "(models/staging/broken.sql) boom)"
+    # and its fix is no longer safe.
+    assert findings == [SHOP_FINDINGS[0], SHOP_FINDINGS[1], DBT_QUERIED]
+    # A model dbt cannot render is its file's error, with dbt's reason, not the built-in
+    # renderer's rendering (only_builtin's query reads a table the empty catalog does not
+    # have); a disabled one is not checked at all.
+    assert [error[:error.index(" in model")] for error in errors] == [
+        "error: shop/models/staging/broken.sql: cannot render with dbt (renderer: dbt): Compilation Error",
+        "error: shop/models/staging/only_builtin.sql: cannot render with dbt (renderer: dbt): Runtime Error",
     ]
+    assert errors[0].endswith(" in model broken (models/staging/broken.sql) boom")
+    assert "[TABLE_OR_VIEW_NOT_FOUND] The table or view `no_such_table` cannot be found" in errors[1]
     result = by_name(compiled(shop))
     assert result["latest_days"].text.startswith("select order_date, orders from shop_marts.daily_orders")
     # an ephemeral model is read as the CTE dbt injects (its rendering is the model's own)
@@ -289,7 +291,7 @@ def test_a_project_rendered_by_dbt_with_custom_schemas_introspection_and_failure
 @requires_dbt
 @pytest.mark.dbt_core
 def test_a_fix_in_a_model_rendered_by_dbt_edits_the_raw_text(shop):
-    check(shop, "--fix")
+    check(shop, "--fix", "--dbt-renderer", "dbt")
     assert (shop / "models/marts/orders_by_day.sql").read_text() == """\
 {{ config(alias='daily_orders', materialized='table') }}
 select order_date, count(*) as orders
@@ -343,36 +345,27 @@ def test_dbt_runs_once_per_content(jaffle, monkeypatch):
 
 @requires_dbt
 @pytest.mark.dbt_core
-def test_a_fresh_manifest_is_read_instead_of_compiling(tmp_path, monkeypatch):
+def test_the_projects_own_manifest_is_never_read(tmp_path, monkeypatch):
+    """A fresh-looking target/manifest.json may be stale (a changed environment variable,
+    profile or package), and says nothing of where its pieces came from: the default renders
+    with the built-in renderer, and dbt by name compiles the project itself."""
     root = copy_project(CORPORA / "jaffle_shop", tmp_path / "jaffle_shop")
-    profile = dbt_compiled.session_profile("jaffle_shop", "jaffle_shop")
-    (tmp_path / "profiles").mkdir()
-    (tmp_path / "profiles" / "profiles.yml").write_text(profile)
-    dbt_cli = Path(sys.executable).with_name("dbt")
-    subprocess.run(
-        [str(dbt_cli), "compile", "--project-dir", str(root), "--profiles-dir",
-         str(tmp_path / "profiles"), "--no-populate-cache", "--quiet"],
-        cwd=tmp_path, check=True, capture_output=True, timeout=900,
-        env={**os.environ, "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"},
-    )
-    monkeypatch.setattr(dbt_compiled, "_run_worker", lambda *_: pytest.fail("dbt ran"))
+    node = {"resource_type": "model", "package_name": "jaffle_shop", "name": "orders",
+            "unique_id": "model.jaffle_shop.orders", "original_file_path": "models/orders.sql",
+            "compiled": True, "compiled_code": "select 'from the manifest' as x",
+            "depends_on": {"nodes": []}, "config": {}}
+    (root / "target").mkdir()
+    (root / "target" / "manifest.json").write_text(json.dumps(
+        {"metadata": {"project_name": "jaffle_shop", "dbt_version": "1.8.0"},
+         "nodes": {node["unique_id"]: node}}))
+    monkeypatch.setattr(dbt_compiled, "_run_worker", lambda *_: {"failure": "dbt ran"})
     project = dbt.read_project(root.resolve())
-    result = dbt_compiled.compiled_project(project, DbtOptions())
-    assert result is not None and result.source == "manifest"
-    models = by_name(result)
-    assert set(models) == JAFFLE_MODELS
-    for model in models.values():
-        for kind, raw_start, raw_stop, start, stop in model.slices:
-            if kind == "literal":
-                assert same_literal(model.text[start:stop], model.raw[raw_start:raw_stop])
-    rendered = render_model(root / "models/orders.sql", (root / "models/orders.sql").read_text(),
-                            project, Config())
-    assert rendered.renderer == "manifest" and rendered.refusal == dbt_compiled.MANIFEST_REFUSAL
-    # an edit after the manifest was written makes it stale
-    later = root / "models" / "customers.sql"
-    later.write_text(later.read_text())
-    os.utime(later, (later.stat().st_mtime + 10, later.stat().st_mtime + 10))
-    assert dbt_compiled.fresh_manifest(dbt.read_project(root.resolve())) is None
+    orders = root / "models" / "orders.sql"
+    assert dbt_compiled.compiled_project(project, DbtOptions()) is None
+    rendered = render_model(orders, orders.read_text(), project, Config())
+    assert rendered.renderer == "builtin" and "from the manifest" not in rendered.text
+    assert dbt_compiled.compiled_project(project, DBT) == dbt_compiled.CompiledProject(
+        failure="dbt ran", dbt_version="")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -492,16 +485,6 @@ def test_an_edit_of_literal_text_lands_in_the_rendering_without_rendering_again(
     assert rendered.with_raw_edits(raw, raw.replace("order by a, b", "order by {{ x }}")) is None
 
 
-def test_a_manifest_rendering_is_mapped_by_its_literal_text():
-    raw = "select {{ cols }} from {{ ref('t') }}\nwhere x = 1\n"
-    compiled = "select a, b from p.t\nwhere x = 1"
-    text, slices = dbt_compiled.aligned(raw, compiled)
-    assert text == compiled + "\n"
-    literal = [(raw[s[1]:s[2]], text[s[3]:s[4]]) for s in slices if s[0] == "literal"]
-    assert literal == [("select ", "select "), (" from ", " from "), ("\nwhere x = 1\n", "\nwhere x = 1\n")]
-    assert slices[0][3] == 0 and slices[-1][4] == len(text)
-
-
 def test_a_project_naming_its_schemas_itself_names_its_models_so(tmp_path):
     root = tmp_path / "p"
     (root / "models").mkdir(parents=True)
@@ -541,43 +524,32 @@ def test_a_declaration_in_the_models_own_config_wins(tmp_path):
 
 @requires_dbt
 @pytest.mark.dbt_core
-def test_without_its_packages_the_project_falls_to_the_builtin_renderer_which_names_both_reasons(tmp_path):
+def test_without_its_packages_dbt_cannot_render_and_each_model_is_an_error_with_dbts_reason(tmp_path):
     root = copy_project(CORPORA / "dbt_project_evaluator", tmp_path / "dbt_project_evaluator")
     result = compiled(root)
     assert result.failure is not None and "dbt deps" in result.failure
     project = dbt.read_project(root.resolve())
-    path = project.models()["stg_node_relationships"]
-    with pytest.raises(UserError) as raised:
-        render_model(path, path.read_text(), project, Config())
-    assert raised.value.message.startswith("cannot render template: ")
-    assert "(dbt: dbt cannot render the project: " in raised.value.message
-    # a model that needs no package still renders, with the built-in renderer, which says why
+    # a model that needs no package either: the run asked for dbt's rendering
     stg_nodes = project.models()["stg_nodes"]
-    rendered = render_model(stg_nodes, stg_nodes.read_text(), project, Config())
-    assert rendered.renderer == "builtin"
-    assert rendered.note == (f"{root.resolve()}: dbt cannot render the project, so sortlint's built-in "
-                             f"renderer renders its models: {result.failure}")
-    # asked for dbt by name, a model dbt did not render is an error with dbt's reason
     with pytest.raises(UserError) as raised:
         render_model(stg_nodes, stg_nodes.read_text(), project, Config(dbt=DBT))
     assert raised.value.message == (
-        f"cannot render with dbt (--dbt-renderer dbt): dbt cannot render the project: {result.failure}")
+        f"cannot render with dbt (renderer: dbt): dbt cannot render the project: {result.failure}")
 
 
 @requires_dbt
 @pytest.mark.dbt_core
-def test_a_check_says_once_that_dbt_could_not_render_and_dbt_by_name_makes_it_an_error(tmp_path, capsys):
+def test_a_check_with_dbt_on_a_project_dbt_cannot_render_is_one_error(tmp_path, capsys):
     root = copy_project(CORPORA / "dbt_project_evaluator", tmp_path / "dbt_project_evaluator")
     failure = compiled(root).failure
     models = [str(root / "models" / "staging" / "graph" / f"{name}.sql") for name in ("stg_nodes", "stg_sources")]
-    assert main(["check", "--no-cache", "--jobs", "2", *models]) == 0
-    out, err = capsys.readouterr()
-    assert err == (f"note: {root.resolve()}: dbt cannot render the project, so sortlint's built-in "
-                   f"renderer renders its models: {failure}\n")
     assert main(["check", "--no-cache", "--dbt-renderer", "dbt", *models]) == 2
     out, err = capsys.readouterr()
     assert (out, err) == ("", f"error: {root.resolve() / 'dbt_project.yml'}: dbt cannot render the "
-                              f"project (--dbt-renderer dbt): {failure}\n")
+                              f"project (renderer: dbt): {failure}\n")
+    # the default, the built-in renderer, renders them whatever dbt says
+    assert main(["check", "--no-cache", "--jobs", "2", *models]) == 0
+    assert capsys.readouterr() == ("All checks passed (2 files).\n", "")
 
 
 def test_an_edit_of_whitespace_a_tag_stripped_has_no_such_rendering():
@@ -677,13 +649,11 @@ def test_an_upstream_model_that_is_not_utf8_is_named_whoever_renders(tmp_path, c
     failure = "models/staging/stg_refunds.sql is not UTF-8 text: invalid continuation byte at byte 23"
     assert main(["check", "--no-cache", "--dbt-renderer", "dbt", "dbt/models/marts/daily_refunds.sql"]) == 2
     assert capsys.readouterr() == ("", f"error: {root.resolve() / 'dbt' / 'dbt_project.yml'}: dbt cannot "
-                                       f"render the project (--dbt-renderer dbt): {failure}\n")
-    # dbt installed and not asked for by name: the built-in renderer takes the project over,
-    # and the file it cannot read either is the run's error
+                                       f"render the project (renderer: dbt): {failure}\n")
+    # by default the built-in renderer renders the project, and the file it cannot read
+    # either is the run's error
     assert main(["check", "--no-cache", "dbt/models/marts/daily_refunds.sql"]) == 2
     assert capsys.readouterr() == ("Found 0 findings. 1 error.\n", (
-        f"note: {root.resolve() / 'dbt'}: dbt cannot render the project, so sortlint's built-in "
-        f"renderer renders its models: {failure}\n"
         "error: dbt/models/staging/stg_refunds.sql:1: not UTF-8 text: invalid continuation byte at "
         "byte 23 (it defines shop_analytics.stg_refunds, which a checked file reads)\n"))
 
@@ -702,7 +672,7 @@ def test_a_model_that_never_ends_is_its_files_error_and_dbt_renders_the_others(t
     assert capsys.readouterr() == (
         "p/models/plain.sql:1:29: SL003 [*] sort key a repeats an earlier key [query]\n"
         "Found 1 finding in 1 file. 1 error.\n",
-        "error: p/models/loops.sql: cannot render with dbt (--dbt-renderer dbt): Compilation Error in "
+        "error: p/models/loops.sql: cannot render with dbt (renderer: dbt): Compilation Error in "
         "model loops (models/loops.sql) rendering took longer than 1 s; a template that never ends? "
         "(sortlint.yml's `dbt: {render_timeout: ...}` sets the limit)\n")
 
@@ -728,3 +698,30 @@ def test_unsaved_text_of_a_model_is_rendered_as_it_is_whoever_renders(tmp_path):
         "Found 2 findings in 1 file.\n"), (
         f"note: {model}: rendered by sortlint's built-in renderer: dbt rendered the saved file, and the "
         "text standing in for it changes more than its literal text\n"))
+
+
+# ---------------------------------------------------------------------------------------------
+# Who renders: the built-in renderer unless the run asks for dbt
+
+
+def test_the_builtin_renderer_is_the_default_and_dbt_is_asked_for_by_flag_env_or_config(tmp_path, monkeypatch):
+    """Precedence: the command line, then $SORTLINT_DBT_RENDERER, then `dbt: renderer:`."""
+    (tmp_path / "sortlint.yml").write_text("dbt:\n  renderer: dbt\n")
+    configured = load_config(tmp_path / "sortlint.yml").dbt
+    assert configured.configured_renderer == "dbt"
+    assert dbt_compiled.renderer(DbtOptions()) == "builtin"
+    assert dbt_compiled.renderer(configured) == "dbt"
+    assert dbt_compiled.renderer(replace(configured, renderer="builtin")) == "builtin"
+    monkeypatch.setenv("SORTLINT_DBT_RENDERER", "builtin")
+    assert dbt_compiled.renderer(configured) == "builtin"
+    assert dbt_compiled.renderer(replace(configured, renderer="dbt")) == "dbt"
+    monkeypatch.setenv("SORTLINT_DBT_RENDERER", "dbt")
+    assert dbt_compiled.renderer(DbtOptions()) == "dbt"
+    assert dbt_compiled.renderer(BUILTIN) == "builtin"
+
+
+def test_a_bad_configured_renderer_is_a_one_line_error(tmp_path):
+    (tmp_path / "sortlint.yml").write_text("dbt:\n  renderer: dbt-core\n")
+    with pytest.raises(ConfigError) as raised:
+        load_config(tmp_path / "sortlint.yml")
+    assert str(raised.value) == f"{tmp_path / 'sortlint.yml'}:2: bad dbt.renderer 'dbt-core'; expected builtin or dbt"

@@ -134,8 +134,8 @@ def test_no_output_and_no_cache_file_holds_a_secret(shop, renderer, monkeypatch)
 @pytest.mark.dbt_core
 @pytest.mark.skipif(dbt_compiled.dbt_version() is None, reason="dbt-core is not installed")
 def test_a_manifest_holding_a_secret_is_not_read(tmp_path):
-    """The user's own `dbt compile` wrote the token's value into target/manifest.json: sortlint
-    renders the project itself rather than read it."""
+    """The user's own `dbt compile` wrote the token's value into target/manifest.json: sortlint,
+    asked for dbt's rendering, has dbt render the project itself, with placeholders."""
     root = tmp_path / "repo"
     (root / "shop/models").mkdir(parents=True)
     (root / "sortlint.yml").write_text(CONFIG)
@@ -150,7 +150,7 @@ def test_a_manifest_holding_a_secret_is_not_read(tmp_path):
         env={**os.environ, **SECRETS, "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"},
     )
     assert SECRETS["GITHUB_TOKEN"] in (root / "shop/target/manifest.json").read_text()
-    result = sortlint(root, "auto", "check", "shop")
+    result = sortlint(root, "dbt", "check", "shop")
     assert (result.stdout, result.stderr) == (
         finding("github_token", "hidden_env_var_GITHUB_TOKEN") + "\nFound 1 finding in 1 file.\n", ""
     )

@@ -378,3 +378,46 @@ def test_sl301_sorts_the_rows_before_the_write(job):
         counts.orderBy("host").write.mode("append").saveAsTable("by_host")
         counts.orderBy("host").writeTo("by_host").append()
     ''')
+
+
+def test_spark_sql_built_at_run_time_is_fixed_in_its_literal_or_left_with_the_reason(job):
+    # The SQL is built by a function: the finding lands on the literal's line, the fix edits
+    # it (the implicitly joined literals around the sort become one, as for a plain literal);
+    # a sort split over two literals joined by `+` is assembled text, left alone with the reason.
+    path = job('''
+        def rollup_sql(table, day):
+            return (
+                "SELECT customer_id, count(*) AS n FROM ("
+                "SELECT customer_id FROM " + table + " WHERE day = '{day}' ORDER BY amount"
+                ") o GROUP BY customer_id"
+            ).format(day=day)
+
+
+        def spread_sql(table):
+            return "SELECT host FROM " + table + " WHERE host = 'a' ORDER BY " + "host"
+
+
+        def run(day):
+            spark.sql(rollup_sql("orders", day)).write.saveAsTable("x")
+            spark.sql(spread_sql("events")).collect()
+    ''')
+    assert findings(path) == [(4, "SL002"), (10, "SL001")]
+    withheld = [(f.fix.applicability, f.fix.message) for f in check([path], load_config(start_paths=[path])).findings
+                if f.code == "SL001"]
+    assert withheld == [("unavailable", "remove the ORDER BY: the edit would run across strings joined at run time")]
+    assert fixed(path, "--unsafe-fixes") == textwrap.dedent('''\
+        def rollup_sql(table, day):
+            return (
+                "SELECT customer_id, count(*) AS n FROM ("
+                "SELECT customer_id FROM " + table + " WHERE day = '{day}') o GROUP BY customer_id"
+            ).format(day=day)
+
+
+        def spread_sql(table):
+            return "SELECT host FROM " + table + " WHERE host = 'a' ORDER BY " + "host"
+
+
+        def run(day):
+            spark.sql(rollup_sql("orders", day)).write.saveAsTable("x")
+            spark.sql(spread_sql("events")).collect()
+    ''')

@@ -147,17 +147,31 @@ def test_fstring_fields_are_opaque_names(config):
     assert sql.offsets.uneditable(sql.text.index("ORDER"), len(sql.text)) is None
 
 
-def test_sql_built_at_run_time_is_not_analysable_and_not_an_error(config):
+def test_sql_built_at_run_time_is_followed_with_a_placeholder_for_the_unknown(config):
     raw, units = units_of('''
         def job(spark, day):
             query = "SELECT host FROM events WHERE day = " + day
             spark.sql(query).write.saveAsTable("x")
             spark.sql("SELECT * FROM {}".format(day)).show()
     ''', config)
+    assert [u.kind for u in units if u.kind not in ("sql", "pyspark")] == []
+    # The parameter's value is known at run time only: a placeholder (a name), never a guess.
+    sql = [u for u in units if u.kind == "sql"]
+    assert [u.text for u in sql] == ["SELECT host FROM events WHERE day = `{day}`", "SELECT * FROM `{}`"]
+    assert raw[sql[0].start:sql[0].start + 11] == "SELECT host"  # the literal, on its line
+    assert statement(sql[0], config).error is None
+
+
+def test_sql_built_in_two_ways_is_not_analysable_and_not_an_error(config):
+    raw, units = units_of('''
+        def job(spark, day):
+            query = "SELECT host FROM events"
+            if day:
+                query = "SELECT host FROM events WHERE day = " + day
+            spark.sql(query).write.saveAsTable("x")
+    ''', config)
     opaque = [u for u in units if u.kind == "opaque"]
     assert [u.text for u in opaque] == ["spark.sql(query)"]
-    # A formatted literal is analysed: a field of unknown value is a placeholder (a name).
-    assert [u.text for u in units if u.kind == "sql"] == ["SELECT * FROM `{}`"]
     built = statement(opaque[0], config)
     assert built.error is None
     assert isinstance(built.root, Opaque) and "not analysable" in built.root.reason

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from sortlint.config import Config, load_config
 from sortlint.sources.frontend import Reading
+from sortlint.sources.registry import prepare as every_front_end
 from sortlint.sources.sql.preparation import prepare, written_names
 from sortlint.workspace.discovery import ProjectFiles
 
@@ -83,6 +84,23 @@ def test_files_the_check_would_not_read_write_nothing(tmp_path):
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
     (tmp_path / ".gitignore").write_text("scratch/\n")
     assert definers(tmp_path, reading) == {"v": "views.sql"}
+
+
+def test_beside_a_dbt_project_at_the_root_plain_sql_defines_what_it_writes_and_dbts_folders_nothing(tmp_path):
+    """dbt_project.yml at the root makes its model, macro and output folders and its
+    installed packages dbt's; the other folders are a plain repository's."""
+    reading = project(tmp_path, {
+        "dbt_project.yml": "name: shop\nmodel-paths: [transform]\n",
+        "transform/v.sql": "CREATE VIEW v AS SELECT 1 AS a",  # a model: dbt's to define
+        "macros/m.sql": "{% macro m() %}CREATE TABLE w AS SELECT 1 AS a{% endmacro %}",
+        "target/run/shop/v.sql": "create or replace view x as select 1 as a",  # dbt's rendering
+        "dbt_packages/utils/dbt_project.yml": "name: utils\n",
+        "dbt_packages/utils/scripts/y.sql": "CREATE VIEW y AS SELECT 1 AS a",
+        "sql/a.sql": "CREATE VIEW emails AS SELECT 1 AS a;\n",
+        "models/b.sql": "CREATE TABLE b AS SELECT 1 AS a;\n",  # not a model path of this project
+    })
+    every_front_end([], reading)  # the dbt front end's, which runs first, says which folders are dbt's
+    assert definers(tmp_path, reading) == {"b": "models/b.sql", "emails": "sql/a.sql"}
 
 
 def test_without_a_configuration_file_the_project_is_the_checked_files(tmp_path):

@@ -1,5 +1,6 @@
-"""SQL built at run time, followed: what a DAG file's hooks and operators run when their SQL
-is assembled by Python code rather than written as one literal.
+"""SQL built at run time, followed: what a DAG file's hooks and operators, and a PySpark
+job's `spark.sql`, run when their SQL is assembled by Python code rather than written as one
+literal.
 
 A function body is read in order, as Python runs it (`Interpreter`): a name holds what its
 last assignment bound (`sql += "..."` included), each branch of an `if` (or of `a if c else
@@ -816,7 +817,10 @@ class Interpreter:
         return self.format(receiver, node, scope)
 
     def format(self, template: Built, node: Any, scope: Scope) -> Any:
-        if len(template.parts) != 1 or not isinstance(template.parts[0], Known) or template.parts[0].fields:
+        # A template joined from several literals (`("..." "..." + NAME).format(...)`) is one
+        # text; one with a piece or a field of unknown value is not: its braces are unknown.
+        known = _template(template)
+        if known is None:
             return UNKNOWN
         if any(a.star == "*" for a in node.args):
             return UNKNOWN
@@ -835,12 +839,11 @@ class Interpreter:
                 return positional[key] if key < len(positional) else UNKNOWN
             return keywords.get(key, spread.get(key, UNKNOWN))
 
-        return self._formatted(template.parts[0], "format", argument)
+        return self._formatted(known, "format", argument)
 
     def percent(self, template: Any, right: Any, right_node: Any) -> Any:
-        if not isinstance(template, Built) or len(template.parts) != 1 or not isinstance(template.parts[0], Known):
-            return UNKNOWN
-        if template.parts[0].fields:
+        known = _template(template) if isinstance(template, Built) else None
+        if known is None:
             return UNKNOWN
 
         def argument(key: int | str) -> Any:
@@ -850,7 +853,7 @@ class Interpreter:
                 return right if key == 0 else UNKNOWN
             return right.get(key, UNKNOWN) if isinstance(right, dict) else UNKNOWN
 
-        return self._formatted(template.parts[0], "%", argument)
+        return self._formatted(known, "%", argument)
 
     def _single(self, node: Any, scope: Scope) -> Any:
         found = self.values(node, scope)
@@ -952,6 +955,15 @@ def _known(value: Built) -> tuple[MappedText, tuple[str, ...]] | None:
     if len(known) != len(value.parts):
         return None
     return joined([p.mapped for p in known]), tuple(f for p in known for f in p.fields)
+
+
+def _template(value: Built) -> Known | None:
+    """A value whose whole text is known, as one text to format."""
+    found = _known(value)
+    if found is None or found[1]:
+        return None
+    first = value.parts[0]
+    return first if len(value.parts) == 1 and isinstance(first, Known) else Known(found[0])
 
 
 def _stripped(value: Built, method: str) -> Any:
