@@ -10,8 +10,12 @@ from the notification sent to the diagnostics received:
 * open     - the big file opened: its first check, every statement analysed (no cache);
 * edit     - a one-line edit of the big file (a statement in its middle, no line moved),
              median of `--edits` edits, each after the previous one's diagnostics;
-* small    - the small file opened while the big one is checked again from scratch (an
-             edit that inserts a line moves every statement after it);
+* lines    - an edit adding a line a third of the way in (every statement after it moves
+             down), then one removing it, ...: median of `--edits`;
+* noqa     - a `-- noqa: SL003` typed at the end of a line, on a line further each time:
+             median of `--edits`;
+* small    - the small file opened while the big one is checked again from scratch (the
+             configuration changed on disk: no statement's analysis before holds);
 * newer    - an edit of the big file while it is checked after an edit before it: the
              diagnostics of the newer text (the older check is abandoned);
 * fix all  - with `--fix-all`, the `source.fixAll.sortlint` code action's edit for the big
@@ -83,10 +87,12 @@ class Client(LanguageClient):
             content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)]))
 
 
-async def timed(awaitable) -> tuple[float, object]:
-    start = time.perf_counter()
-    value = await awaitable
-    return time.perf_counter() - start, value
+def edited(name: str, took: list[float], checks: list[str]) -> tuple[str, float, str]:
+    """A row of edits: the median of their times, each, and the median of the server's checks
+    alone (its log's "checked ... in N s")."""
+    inside = [float(line.rsplit(" in ", 1)[1].split(" s")[0]) for line in checks]
+    return (name, statistics.median(took), f"median of {len(took)}: " + ", ".join(f"{t:.2f}" for t in took)
+            + f" (the check itself: median {statistics.median(inside):.2f})")
 
 
 async def run(folder: Path, scale: float, edits: int, fix_all: bool) -> list[tuple[str, float, str]]:
@@ -117,12 +123,35 @@ async def run(folder: Path, scale: float, edits: int, fix_all: bool) -> list[tup
         client.change(uri, version, "".join(lines))
         await client.diagnostics(uri, version)
         took.append(time.perf_counter() - start)
-    inside = [float(line.rsplit(" in ", 1)[1].split(" s")[0]) for line in client.checks[-edits:]]
-    rows.append(("edit", statistics.median(took), f"median of {edits}: " + ", ".join(f"{t:.2f}" for t in took)
-                 + f" (the check itself: median {statistics.median(inside):.2f})"))
+    rows.append(edited("edit", took, client.checks[-edits:]))
 
+    took, third = [], len(lines) // 3
+    for edit in range(edits):
+        version += 1
+        if edit % 2:
+            del lines[third]
+        else:
+            lines.insert(third, "-- a line more\n")
+        start = time.perf_counter()
+        client.change(uri, version, "".join(lines))
+        await client.diagnostics(uri, version)
+        took.append(time.perf_counter() - start)
+    rows.append(edited("lines", took, client.checks[-edits:]))
+
+    took = []
+    for edit in range(edits):
+        version += 1
+        lines[third + 1 + 2 * edit] = lines[third + 1 + 2 * edit].replace(";\n", "; -- noqa: SL003\n")
+        start = time.perf_counter()
+        client.change(uri, version, "".join(lines))
+        await client.diagnostics(uri, version)
+        took.append(time.perf_counter() - start)
+    rows.append(edited("noqa", took, client.checks[-edits:]))
+
+    # A table more in the catalog: the analysis before holds for no statement.
+    (folder / "sortlint.yml").write_text("target: spark\nsources:\n  other.t:\n    columns: {a: int}\n")
     version += 1
-    client.change(uri, version, "-- a line more\n" + "".join(lines))  # every statement moves
+    client.change(uri, version, "-- a line more\n" + "".join(lines))
     await asyncio.sleep(1)  # its check is under way
     start = time.perf_counter()
     client.open(small.as_uri(), SMALL)

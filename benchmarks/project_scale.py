@@ -5,6 +5,7 @@ project, one file, one file after an edit, a new model, 16 files — cold and wa
     .venv/bin/python benchmarks/project_scale.py [--models 1200] [--seed 0] [--profile real]
         [--project DIR]
         [--runs 3] [--skip-dbt-renderer] [--skip-tools] [--sqlfluff-files N] [--whole-only]
+        [--issue-31]
 
 The project is `benchmarks/dbt_project.py`'s (or a copy of `--project DIR`: the edits below
 are made to the copy). Each measurement is one process, interpreter start-up and imports
@@ -34,6 +35,11 @@ never reads the manifest they leave), a bare sqlglot parse of the models' compil
 (`target/compiled`), and once `sqlfluff lint --dialect sparksql --templater jinja` (of the
 first `--sqlfluff-files` models only, when given: it takes about a second a file).
 Times are min / median / max wall seconds of `--runs` runs.
+
+`--issue-31` runs only issue 31's five scenarios (whole project cold, with the default
+`--jobs`, and warm; one model right after the whole project's run; one model edited; one
+model added) and prints issue 31's table: the median of each against its goal, with the load
+average before and after (`--profile real --models 1200` is the project the goals are for).
 """
 
 from __future__ import annotations
@@ -193,6 +199,27 @@ def sortlint_round(bench: Bench, whole_only: bool, dbt_renderer: bool) -> None:
         bench.restore([])
 
 
+ISSUE_31 = {  # issue 31's table: scenario, its goal in seconds
+    "whole project, cold": 30.0,
+    "whole project, warm": 3.0,
+    "one model after a whole-project run": 2.0,
+    "one model changed, warm": 2.0,
+    "one model added, warm": 2.0,
+}
+
+
+def issue_31_round(bench: Bench) -> None:
+    """One run of each of issue 31's scenarios, in its table's order."""
+    bench.run("whole project, cold", bench.sortlint("."), bench.cold)
+    bench.run("whole project, warm", bench.sortlint("."))
+    one = str(bench.mid)
+    bench.run("one model after a whole-project run", bench.sortlint(one))
+    bench.run("one model changed, warm", bench.sortlint(one), bench.edit_mid)
+    added = bench.add_model()
+    bench.run("one model added, warm", bench.sortlint(str(added)))
+    bench.restore([added])
+
+
 def tools_round(bench: Bench, scratch: Path) -> None:
     """dbt parse, dbt compile and a bare sqlglot parse of what dbt compiled."""
     dbt = str(BIN / "dbt")
@@ -236,6 +263,7 @@ def main() -> None:
     parser.add_argument("--skip-tools", action="store_true", help="no dbt parse/compile, sqlglot, sqlfluff")
     parser.add_argument("--sqlfluff-files", type=int, default=0, help="lint only this many models (0: all)")
     parser.add_argument("--whole-only", action="store_true", help="only the whole-project sortlint runs")
+    parser.add_argument("--issue-31", action="store_true", help="only issue 31's scenarios, and its table")
     args = parser.parse_args()
 
     compileall.compile_dir(ROOT / "sortlint", quiet=1)
@@ -261,15 +289,32 @@ def main() -> None:
         env.pop("SORTLINT_DBT_RENDERER", None)
         bench = Bench(project, scratch, supports_cache_dir(env), env)
         count = sum(1 for _ in (project / "models").rglob("*.sql"))
+        load_before = os.getloadavg()
         for run in range(args.runs):
             print(f"run {run + 1} of {args.runs}", file=sys.stderr, flush=True)
+            if args.issue_31:
+                issue_31_round(bench)
+                continue
             sortlint_round(bench, args.whole_only, not args.skip_dbt_renderer)
             if not args.skip_tools:
                 tools_round(bench, scratch)
-        if not args.skip_tools:
+        if not args.skip_tools and not args.issue_31:
             sqlfluff_once(bench, args.sqlfluff_files)
+        load_after = os.getloadavg()
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+
+    if args.issue_31:
+        print(f"Project: {described}, {count} model files. sortlint {__version__}, {machine()}; "
+              f"{args.runs} run(s), wall seconds; load average (1, 5, 15 min) "
+              f"{' '.join(f'{x:.1f}' for x in load_before)} before, {' '.join(f'{x:.1f}' for x in load_after)} after.\n")
+        print("| run (`--dbt-renderer builtin`) | median s | peak MiB | goal s | met |")
+        print("|---|---:|---:|---:|---|")
+        for label, goal in ISSUE_31.items():
+            median = statistics.median(s for s, _ in bench.samples[label])
+            print(f"| {label} | {median:.2f} | {max(m for _, m in bench.samples[label]):.0f} | ≤ {goal:g} "
+                  f"| {'yes' if median <= goal else 'no'} |")
+        return
 
     print(f"Project: {described}, {count} model files. sortlint {__version__} "
           f"({'with' if bench.cache_flag else 'without'} --cache-dir), {machine()}; "

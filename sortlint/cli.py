@@ -78,6 +78,15 @@ def parser() -> argparse.ArgumentParser:
     coverage.add_argument("paths", nargs="*", type=Path, default=[Path(".")], metavar="PATH")
     _common(coverage)
     coverage.add_argument("--output-format", choices=("text", "json"), default="text")
+    coverage.add_argument(
+        "--compare-renderers", action="store_true",
+        help="render every dbt model with dbt (needs dbt-core) and with the built-in renderer, "
+             "and list each whose SQL or findings differ; exit 1 when any does",
+    )
+    coverage.add_argument(
+        "--jobs", type=_positive("a positive number of processes"), default=1, metavar="N",
+        help="processes analysing files (default: 1)",
+    )
 
     explain = commands.add_parser("explain", help="print each statement's plan and properties")
     explain.add_argument("file", type=Path)
@@ -708,6 +717,8 @@ def _print_diff(outcomes, out) -> None:
 def run_coverage(args) -> int:
     from sortlint.report import coverage
 
+    if args.compare_renderers:
+        return _compare_renderers(args)
     config = _config(args, args.paths)
     report = coverage.Coverage()
 
@@ -720,6 +731,23 @@ def run_coverage(args) -> int:
     render = coverage.render_json if args.output_format == "json" else coverage.render_text
     print(render(report), end="")
     return EXIT_CLEAN
+
+
+def _compare_renderers(args) -> int:
+    """Exit 0 when dbt and the built-in renderer agree on every model, 1 when one differs
+    (as a check with findings: something to look at), 2 when a project cannot be compared."""
+    from sortlint.integrations import dbt_renderers
+
+    dbt_renderers.require_dbt()
+    config = _config(args, args.paths)
+    found = dbt_renderers.compare_renderers(args.paths, config, args.jobs)
+    render = dbt_renderers.render_json if args.output_format == "json" else dbt_renderers.render_text
+    print(render(found), end="")
+    for error in found.errors:
+        print(f"error: {error}", file=sys.stderr)
+    if found.errors:
+        return EXIT_ERROR
+    return EXIT_FINDINGS if found.differences else EXIT_CLEAN
 
 
 def run_explain(args) -> int:

@@ -36,11 +36,13 @@ PlaceOf = Callable[["n.Span | None"], "Place | None"]
 class SortFate:
     """What the engine does with a sort the query writes, in words for a finding: `removed`
     when its optimizer drops the sort by itself (`keeps_exchange`: a global sort whose
-    range shuffle stays), else the work it runs."""
+    range shuffle stays; `keys_fold`: dropped because every key is a literal, whatever reads
+    its rows), else the work it runs."""
 
     removed: bool
     text: str
     keeps_exchange: bool = False
+    keys_fold: bool = False
 
 
 @dataclass(frozen=True)
@@ -150,9 +152,15 @@ class Engine:
 def propagate(node: n.Node, analysis: Analysis, table: TransferTable) -> Properties:
     """The properties of `node` and of everything below it, recorded in `analysis`. A node
     type the table does not name forgets every property."""
-    for child in node.children:
-        propagate(child, analysis, table)
-    transfer = table.get(type(node))
-    props = transfer(node, analysis) if transfer is not None else analysis.nothing_known()
-    analysis.properties[id(node)] = props
+    # Children first, in order, without recursion: a plan is as deep as its chain of CTEs.
+    stack = [(node, False)]
+    while stack:
+        each, children_done = stack.pop()
+        if not children_done:
+            stack.append((each, True))
+            stack.extend((child, False) for child in reversed(each.children))
+            continue
+        transfer = table.get(type(each))
+        analysis.properties[id(each)] = transfer(each, analysis) if transfer is not None else analysis.nothing_known()
+    props: Properties = analysis.properties[id(node)]
     return props

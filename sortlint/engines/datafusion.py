@@ -40,8 +40,10 @@ tests/engines/test_datafusion_model.py):
   repartitions by the keys and is ordered inside each of those partitions. A window
   function whose value nothing reads is pruned, with its sort.
 * A hash join builds one side and streams the other: which one it builds DataFusion decides
-  by the tables' statistics, so an INNER join's output is ordered (inside each partition)
-  only as both sides are; other joins keep no order.
+  by the tables' statistics, so an INNER join's output is ordered (inside each partition;
+  with one partition, as one stream where both sides are one) only as both sides are; other
+  joins keep no order - a RIGHT SEMI / ANTI join too, whose side streams unless statistics
+  swap it onto the build side, whose rows come in no order DataFusion claims.
 * UNION ALL puts its branches' partitions side by side: an order all branches share holds
   inside each partition. UNION (distinct) aggregates, INTERSECT / EXCEPT join: no order.
 
@@ -161,13 +163,21 @@ def join(node: n.Join, analysis: Analysis) -> Properties:
     props = operators.join(node, analysis)
     if node.kind != "inner":
         return props
-    # The streamed side's order survives, inside each partition; DataFusion streams the
-    # larger side. What holds whichever side it streams: the orderings of one side that the
-    # join's rows also have when the other side is streamed.
-    left, right = (analysis.of(child).in_each_partition() for child in node.children[:2])
-    streams = [_streamed(props, side) for side in (left, right)]
+    # The streamed side's order survives, inside each of its partitions; DataFusion streams
+    # the larger side. What holds whichever side it streams: the orderings of one side that
+    # the join's rows also have when the other side is streamed. With one partition
+    # (target_partitions 1: no repartition anywhere) a side ordered as one stream is
+    # streamed as it is, so an order both sides have as one stream is the join's too.
+    sides = [analysis.of(child) for child in node.children[:2]]
+    if not analysis.config.datafusion.one_partition:
+        sides = [side.in_each_partition() for side in sides]
+    streams = [_streamed(props, side) for side in sides]
     for one, other in ((streams[0], streams[1]), (streams[1], streams[0])):
         for fact in one.orderings:
+            if fact.partitioned_by is None:
+                fit = other.satisfaction(fact.keys)
+                if fit.satisfied:
+                    props = props.with_ordering(fact.keys[: fit.satisfied], fact.evidence | fit.evidence)
             fit = other.satisfaction(fact.keys, per_partition=True)
             if fit.satisfied:
                 props = props.with_ordering(fact.keys[: fit.satisfied], fact.evidence | fit.evidence, frozenset())
@@ -386,9 +396,12 @@ TRANSFER: dict[type, Transfer] = {
 # integer division; integer arithmetic wraps around on overflow (decimals do not fail
 # either), so `c + 1` keeps order on an INT (computed as an Int64) but not on a BIGINT.
 # -0.0 and 0.0 compare equal but sort apart: a floating-point equality gives no fact.
+# floor and ceil keep a float's type and NaN (an integer's is a Float64), so they keep the
+# order of every number (tests/ordering/test_monotonicity.py, on the datafusion package).
 
 ARITHMETIC = types.Arithmetic(
-    integer_literals="bigint", fractional_literals="double", integer_division=True, overflow="wrap"
+    integer_literals="bigint", fractional_literals="double", integer_division=True, overflow="wrap",
+    rounding="in_type",
 )
 
 

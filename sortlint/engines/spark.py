@@ -38,6 +38,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from functools import partial
 
@@ -125,12 +127,16 @@ class Reported:
     and the expressions its rows are clustered by (rows equal on them share a partition;
     empty: a single partition; None: not known). This is what Spark decides with - to stream
     an aggregate, or to skip a write's sort - so it knows no monotonic function, no constant
-    from a WHERE clause and no declaration."""
+    from a WHERE clause and no declaration. `joined_by`: the partitionings a join beneath,
+    with no exchange since, may leave the rows in - each side's equi-join keys, when Spark
+    plans it as a sort-merge or shuffled hash join, which it picks from table sizes a lint
+    cannot know; or, under a broadcast join, the partitioning of the side it streams."""
 
     keys: Ordering = ()
     scope: str = "partition"
     clustered_by: frozenset[Expr] | None = None
     evidence: frozenset[Evidence] = frozenset()
+    joined_by: tuple[frozenset[Expr], ...] = ()
 
     def clusters(self, keys: frozenset[Expr]) -> bool:
         """Whether rows equal on `keys` already share a partition (no shuffle needed)."""
@@ -139,9 +145,16 @@ class Reported:
 
 def reported(node: n.Node, analysis: Analysis) -> Reported:
     """The order Spark reports for the node's output (computed once per node)."""
-    found = analysis.engine_facts.get(id(node))
-    if found is None:
-        found = analysis.engine_facts[id(node)] = _reported(node, analysis)
+    facts = analysis.engine_facts
+    if id(node) not in facts:
+        # Down the first children first, then up, without recursion: a plan is as deep as
+        # its chain of CTEs (400 of them were deeper than Python's stack allows).
+        chain = [node]
+        while chain[-1].children and id(chain[-1].children[0]) not in facts:
+            chain.append(chain[-1].children[0])
+        for each in reversed(chain):
+            facts[id(each)] = _reported(each, analysis)
+    found: Reported = facts[id(node)]
     return found
 
 
@@ -158,6 +171,7 @@ def _reported(node: n.Node, analysis: Analysis) -> Reported:
         inner = child()
         columns = {c for k in inner.keys for c in k.expr.columns}
         columns |= {c for e in inner.clustered_by or () for c in e.columns}
+        columns |= {c for keys in inner.joined_by for e in keys for c in e.columns}
         unqualified = [c for c in columns if c.column_name and not c.node.table]
         return _renamed(inner, [(c, Expr.column(c.column_name, node.alias)) for c in unqualified])
     if isinstance(node, n.Sort):
@@ -167,8 +181,11 @@ def _reported(node: n.Node, analysis: Analysis) -> Reported:
         keys = tuple(SortKey(item.expr, item.options) for item in node.keys)
         evidence = frozenset((operators.query_evidence(analysis, node.clause, node.span),))
         if node.scope == "global":
-            return Reported(keys, "global", frozenset(k.expr for k in keys), evidence)
-        return Reported(keys, "partition", child().clustered_by, evidence)
+            # range partitioned by its keys, unless the rows are in one partition already
+            whole = child().clustered_by == frozenset()
+            return Reported(keys, "global", frozenset() if whole else frozenset(k.expr for k in keys), evidence)
+        inner = child()
+        return Reported(keys, "partition", inner.clustered_by, evidence, inner.joined_by)
     if isinstance(node, n.Window):
         specs = _window_specs(node, analysis)
         if len(specs) != 1:
@@ -176,13 +193,20 @@ def _reported(node: n.Node, analysis: Analysis) -> Reported:
         (partition, order, function), = specs
         keys = tuple(SortKey(e, ASCENDING) for e in partition) + order
         evidence = frozenset((operators.query_evidence(analysis, "window", function.span),))
-        return Reported(keys, "partition" if partition else "global", frozenset(partition), evidence)
+        return Reported(keys, "partition" if partition else "global", _clustered(child(), frozenset(partition)), evidence)
+    if isinstance(node, n.Distinct):
+        # An aggregate of every column (`ReplaceDistinctWithAggregate`), when they are known.
+        below = node.children[0]
+        if not isinstance(below, n.Project) or below.passthrough:
+            return Reported()
+        return Reported(clustered_by=_clustered(child(), frozenset(Expr.column(c.name) for c in below.columns)))
     if isinstance(node, n.Aggregate):
         strategy = analysis.strategy(node)
+        clustered = distribution([k.expr for k in node.keys], node, analysis).leaves
         if not strategy.streams:
-            return Reported()
+            return Reported(clustered_by=clustered)
         keys = tuple(SortKey(k.expr, ASCENDING) for k in node.keys)
-        return Reported(keys, "partition", frozenset(k.expr for k in node.keys), strategy.evidence)
+        return Reported(keys, "partition", clustered, strategy.evidence)
     if isinstance(node, n.Limit):
         below = node.children[0]
         while isinstance(below, n.Project):
@@ -193,7 +217,22 @@ def _reported(node: n.Node, analysis: Analysis) -> Reported:
         return Reported()
     if isinstance(node, n.Repartition):
         return Reported(clustered_by=frozenset(node.keys) if node.keys else None)
+    if isinstance(node, n.Join) and node.equalities:
+        # An outer join's rows are partitioned as its preserved side's (a full one: not known).
+        left, right = (frozenset(side) for side in zip(*node.equalities))
+        sides = {"left": (left,), "semi": (left,), "anti": (left,), "right": (right,), "full": ()}
+        # A broadcast join keeps the partitioning of the side it streams, either side here.
+        inputs = [reported(child, analysis) for child in node.children]
+        streamed = tuple(r.clustered_by for r in inputs if r.clustered_by)
+        streamed += tuple(keys for r in inputs for keys in r.joined_by)
+        return Reported(joined_by=sides.get(node.kind, (left, right)) + streamed)
     return Reported()
+
+
+def _clustered(rows: Reported, keys: frozenset[Expr]) -> frozenset[Expr]:
+    """What an operator that needs its rows clustered by `keys` leaves them clustered by: the
+    rows' own partitioning where it does that already (no exchange), else the keys'."""
+    return rows.clustered_by if rows.clustered_by is not None and rows.clusters(keys) else keys
 
 
 def _renamed(inner: Reported, mapping: list[tuple[Expr, Expr]]) -> Reported:
@@ -210,7 +249,9 @@ def _renamed(inner: Reported, mapping: list[tuple[Expr, Expr]]) -> Reported:
     clustered = None
     if inner.clustered_by is not None and all(e in passed for e in inner.clustered_by):
         clustered = frozenset(passed[e] for e in inner.clustered_by)
-    return Reported(tuple(keys), inner.scope, clustered, inner.evidence if keys else frozenset())
+    # A join key not passed on: no aggregate or window above can reuse that partitioning.
+    joined = tuple(frozenset(passed[e] for e in side) for side in inner.joined_by if all(e in passed for e in side))
+    return Reported(tuple(keys), inner.scope, clustered, inner.evidence if keys else frozenset(), joined)
 
 
 def _window_specs(node: n.Window, analysis: Analysis) -> list[tuple[tuple[Expr, ...], Ordering, n.WindowFunction]]:
@@ -247,21 +288,38 @@ def prepare(root: n.Node, analysis: Analysis) -> None:
 
 
 def _settle_sorts_beneath(aggregate: n.Aggregate, analysis: Analysis) -> None:
-    """The fate of the sorts an aggregate consumes: removed when its functions ignore order
-    (not under ROLLUP / CUBE / GROUPING SETS, whose rows Spark expands first)."""
-    removed = not aggregate.grouping_sets and ignores_order(aggregate, analysis)
-    node = aggregate.children[0]
-    while not isinstance(node, n.Sort) and node.children and _passes_sorts(node, node.children[0]):
-        node = node.children[0]
-    if isinstance(node, n.Sort):
-        analysis.sort_fates[id(node)] = REMOVED if removed else (RUNS if node.scope == "global" else RUNS_LOCALLY)
+    """The fate of the sorts an aggregate consumes (`_consumed_by_aggregate`)."""
+    sort = _sort_beneath(aggregate)
+    if sort is not None:
+        analysis.sort_fates[id(sort)] = _consumed_by_aggregate(aggregate, sort, analysis)
 
 
-def _fate(sort: n.Sort, analysis: Analysis) -> SortFate | None:
+def _consumed_by_aggregate(aggregate: n.Aggregate, sort: n.Sort, analysis: Analysis) -> SortFate:
+    """A sort an aggregate consumes is removed when its functions ignore order (not under
+    ROLLUP / CUBE / GROUPING SETS, whose rows Spark expands first)."""
+    if not aggregate.grouping_sets and ignores_order(aggregate, analysis):
+        return REMOVED
+    return RUNS if sort.scope == "global" else RUNS_LOCALLY
+
+
+def _sort_beneath(node: n.Node) -> n.Sort | None:
+    """The sort the node reads through renames, filters and order-keeping repartitions (the
+    one Spark's optimizer reaches from it), if any."""
+    below = node.children[0]
+    while not isinstance(below, n.Sort) and below.children and _passes_sorts(below, below.children[0]):
+        below = below.children[0]
+    return below if isinstance(below, n.Sort) else None
+
+
+def _fate(sort: n.Sort, analysis: Analysis, without: n.Sort | None = None) -> SortFate | None:
+    """What Spark's optimizer does with the sort (None: not modelled, or decided by the
+    aggregate that consumes it), or would do once the sort `without` above it is gone."""
+    if all(_folds(key.expr.node, sort.children[0]) for key in sort.keys):
+        return REMOVED_AS_LITERAL  # `EliminateSorts` drops every key that folds to a literal
     below: n.Node = sort
     consumer = analysis.parent(sort)
     through_repartition = False
-    while consumer is not None and _passes_sorts(consumer, below):
+    while consumer is not None and (consumer is without or _passes_sorts(consumer, below)):
         through_repartition |= isinstance(consumer, n.Repartition)
         below, consumer = consumer, analysis.parent(consumer)
     if isinstance(consumer, n.Sort) and consumer.scope == "partition" and sort.scope == "global":
@@ -269,7 +327,10 @@ def _fate(sort: n.Sort, analysis: Analysis) -> SortFate | None:
         # beneath a computed projection: not modelled, unless a repartition lies between.
         return REMOVED if through_repartition else None
     if isinstance(consumer, n.Aggregate):
-        return None  # decided by the aggregate (`_settle_sorts_beneath`)
+        # decided by the aggregate once its input is analysed (`_settle_sorts_beneath`)
+        return _consumed_by_aggregate(consumer, sort, analysis) if without is not None else None
+    if isinstance(consumer, n.Limit) and without is not None:
+        return None  # the LIMIT would make it a sorted top-k
     if _removes_sorts(consumer, analysis) and not _sorts_by_a_literal(consumer):
         return REMOVED
     if isinstance(consumer, n.Write) and _bucketed(consumer, analysis):
@@ -280,6 +341,7 @@ def _fate(sort: n.Sort, analysis: Analysis) -> SortFate | None:
 
 
 REMOVED = SortFate(True, "Spark removes this sort itself; the clause only misleads readers")
+REMOVED_AS_LITERAL = SortFate(True, REMOVED.text, keys_fold=True)
 REMOVED_KEEPING_SHUFFLE = SortFate(
     True, "Spark removes this sort itself but still runs its exchange", keeps_exchange=True
 )
@@ -321,23 +383,44 @@ def _removes_sorts(consumer: n.Node | None, analysis: Analysis) -> bool:
     return isinstance(consumer, n.Repartition) and _keyed(consumer)
 
 
-def _sorts_by_a_literal(consumer: n.Node | None) -> bool:
-    """An ORDER BY with a key that is a literal, or a select-list column bound to one:
-    `EliminateSorts` then only strips that key and leaves the sorts beneath in place (measured
-    in tests/engines/test_spark_rules.py: `ORDER BY v, 'a'` over a sorted subquery runs both)."""
+def _sorts_by_a_literal(consumer: n.Node | None, dropped: int | None = None) -> bool:
+    """An ORDER BY with a key (but the `dropped`-th) that Spark folds to a literal: a literal,
+    or a function of columns the rows beneath bind to literals (`FoldablePropagation`,
+    `ConstantFolding`). `EliminateSorts` then only strips that key and leaves the sorts beneath
+    in place (measured in tests/engines/test_spark_rules.py: `ORDER BY v, 'a'` over a sorted
+    subquery runs both)."""
     if not isinstance(consumer, n.Sort):
         return False
-    below = consumer.children[0]
-    bound = {c.name.lower(): c.expr.node for c in below.columns} if isinstance(below, n.Project) else {}
-    for key in consumer.keys:
-        node = key.expr.node
-        if isinstance(node, exp.Column) and not node.table:
-            node = bound.get(node.name.lower(), node)
-        while isinstance(node, (exp.Cast, exp.Paren)):  # `0.00BD` reads as a cast of a literal
-            node = node.this
-        if isinstance(node, (exp.Literal, exp.Boolean, exp.Null)):
-            return True
-    return False
+    return any(_folds(k.expr.node, consumer.children[0]) for i, k in enumerate(consumer.keys) if i != dropped)
+
+
+def _folds(expression: exp.Expression, rows: n.Node) -> bool:
+    """Whether Spark folds `expression`, read over `rows`, to a literal: it calls only
+    deterministic functions it knows, of literals and of columns bound to such expressions
+    by the projections beneath (through renames, filters, sorts and repartitions)."""
+    if any(isinstance(sub, NON_DETERMINISTIC) for sub in expression.walk()):
+        return False
+    for column in expression.find_all(exp.Column):
+        binding = _binding(column, rows)
+        if binding is None or not _folds(*binding):
+            return False
+    return True
+
+
+def _binding(column: exp.Column, rows: n.Node) -> tuple[exp.Expression, n.Node] | None:
+    """The expression a projection beneath binds the column to, and that projection's input."""
+    table, name = column.table.lower(), column.name.lower()
+    node = rows
+    while True:
+        if isinstance(node, n.Project) and not table:
+            for output in node.columns:
+                if output.name.lower() == name:
+                    return output.expr.node, node.children[0]
+        if isinstance(node, n.Alias) and table in ("", node.alias.lower()):
+            table = ""
+        elif not isinstance(node, (n.Project, n.Filter, n.Sort, n.Repartition)) or not node.children:
+            return None
+        node = node.children[0]
 
 
 def _bucketed(write: n.Write, analysis: Analysis) -> bool:
@@ -400,12 +483,12 @@ def strategy(node: n.Aggregate, analysis: Analysis) -> AggregateStrategy:
     return strategy_of([key.expr for key in node.keys], node, analysis)
 
 
-def strategy_of(keys: list[Expr], node: n.Aggregate, analysis: Analysis) -> AggregateStrategy:
+def strategy_of(keys: list[Expr], node: n.Aggregate | n.Distinct, analysis: Analysis) -> AggregateStrategy:
     """`ReplaceHashWithSortAgg`: Spark streams a GROUP BY when its input's reported ordering
     starts with every key, in GROUP BY order, ascending with nulls first, and its rows are
     clustered by the keys already (no shuffle between). `keys`: the aggregate's, or those a
     fix leaves it."""
-    if not keys or node.grouping_sets or len(set(keys)) != len(keys):
+    if not keys or (isinstance(node, n.Aggregate) and node.grouping_sets) or len(set(keys)) != len(keys):
         return AggregateStrategy(mode="HashAggregate")
     order = reported(node.children[0], analysis)
     lead = order.keys[: len(keys)]
@@ -519,16 +602,63 @@ ENGINE = Engine(TRANSFER, prepare, hashes_any_value)
 # the model does not know: the sort of an ORDER BY ... LIMIT (a sorted top-k), a join above
 # the window a sort feeds (its sides must share a partitioning), a window whose
 # specifications a fix could merge, a window stacked on or under one written elsewhere (whose
-# fixes are withheld: they may split what Spark runs as one window).
+# fixes are withheld: they may split what Spark runs as one window), an aggregate whose
+# operator the model does not know where a fix changes its shuffles. The partitioning rows
+# come in (`Reported.clustered_by`) decides shuffles as much as their order decides sorts;
+# a join's is not known (it depends on the join strategy Spark picks from table sizes). A
+# sort-merge join leaves its rows hash partitioned by either side's equi-join keys, which an
+# aggregate or window above reuses where they are among its keys: dropping such a key may
+# add an exchange under that strategy and not under a broadcast join, so the effect is None
+# and the fix withheld (`JOIN_REUSE`). A broadcast join keeps the partitioning of the side it
+# streams: keys that side is clustered by count the same way.
+
+JOIN_REUSE = (
+    "dropping it could add an exchange when Spark plans the join beneath as a sort-merge join "
+    "(or, over a side partitioned by it, as a broadcast join)"
+)
+
+
+def _loses_join_partitioning(rows: Reported, before: frozenset[Expr], after: frozenset[Expr]) -> bool:
+    """Whether rows a join may leave partitioned by its keys (`Reported.joined_by`) need no
+    exchange for an operator clustering by `before` and may need one for `after` (Spark
+    reuses either side's partitioning, whichever is among the keys)."""
+    return any(side <= before for side in rows.joined_by) and not any(side <= after for side in rows.joined_by)
+
+
+def regrouping_loses_join(node: n.Aggregate, keys: list[Expr], analysis: Analysis) -> bool:
+    """Whether grouping by `keys` may add an exchange a sort-merge join beneath spared."""
+    if node.grouping_sets:
+        return False  # the rows are expanded and shuffled whatever the join
+    columns = _distinct_columns(node) or frozenset()
+    before = frozenset(k.expr for k in node.keys) | columns
+    return _loses_join_partitioning(reported(node.children[0], analysis), before, frozenset(keys) | columns)
+
+
+def rekeying_loses_join(node: n.Window, function: n.WindowFunction, index: int, analysis: Analysis) -> bool:
+    """Whether dropping the `index`-th key of the window's function may add an exchange a
+    sort-merge join beneath spared (only a partition key can)."""
+    partition = [key.expr for key in function.partition_by]
+    if index >= len(partition):
+        return False
+    rows = reported(_lowest_of_one_text(node, analysis).children[0], analysis)
+    return _loses_join_partitioning(rows, frozenset(partition), frozenset(partition[:index] + partition[index + 1:]))
 
 
 def sort_removal(sort: n.Sort, analysis: Analysis) -> Effect | None:
     """Removing the sort: what Spark ran of it goes, and a window that ran on the range
-    partitioning of an ORDER BY brings its own exchange instead."""
+    partitioning of an ORDER BY brings its own exchange instead. A sort beneath that Spark
+    removed only because this one overrides it (`EliminateSorts`) runs again in its place."""
     before = _sort_cost(sort, analysis)
     if before is None:
         return None
     window = _consuming_window(sort, analysis)
+    revived = _sort_beneath(sort)
+    if revived is not None and (fate := analysis.sort_fate(revived)) is not None and fate.removed:
+        after = _sort_cost(revived, analysis, without=sort)
+        if after is None or (after and window is not None):
+            return None  # which window runs on the revived sort's partitioning is not modelled
+        if after:
+            return Effect.between(before, after)
     if window is None or not before:
         return Effect.between(before, Counter())
     below = reported(sort.children[0], analysis)
@@ -536,9 +666,12 @@ def sort_removal(sort: n.Sort, analysis: Analysis) -> Effect | None:
     if len(specs) != 1 or _joined_above(window, analysis) or below.keys or below.clustered_by is not None:
         return None  # which window runs on which partitioning, with the sort or without, is not modelled
     (partition, order, _), = specs
+    if _normalized(list(partition), window, analysis):
+        # Spark partitions by the normalized floating-point key: the window shuffles either way
+        # (fuzz seed 5102, pyspark-modules: `orderBy("x")` under `partitionBy("x")`, x a double)
+        return Effect.between(before, Counter())
     rows = reported(window.children[0], analysis)
-    before = before + Counter(Sort=int(not _fits(rows, partition, order)), Exchange=int(not rows.clusters(frozenset(partition))))
-    return Effect.between(before, Counter(Sort=1, Exchange=1))
+    return Effect.between(before + _window_cost(rows, partition, order), _window_cost(below, partition, order))
 
 
 def sort_key_dropped(sort: n.Sort, index: int, analysis: Analysis) -> Effect | None:
@@ -546,18 +679,92 @@ def sort_key_dropped(sort: n.Sort, index: int, analysis: Analysis) -> Effect | N
     input already in the order of the others."""
     keys = tuple(SortKey(item.expr, item.options) for item in sort.keys)
     before, after = _sort_cost(sort, analysis), _sort_cost(sort, analysis, keys[:index] + keys[index + 1:])
+    if before is None and after is None:
+        return _top_k_rekeyed(sort, keys[:index] + keys[index + 1:], analysis)
     if before is None or after is None or _consuming_window(sort, analysis) is not None:
         return None
+    beneath = _sort_beneath(sort)
+    if beneath is not None and _sorts_by_a_literal(sort) and not _sorts_by_a_literal(sort, index):
+        # The last literal key gone, Spark removes the sort beneath it kept for it.
+        kept = _sort_cost(beneath, analysis)
+        if kept is None or (sort.scope == "partition" and beneath.scope == "global"):
+            return None
+        before = before + kept
     return Effect.between(before, after)
 
 
-def _sort_cost(sort: n.Sort, analysis: Analysis, keys: Ordering | None = None) -> Counter[str] | None:
-    """The operators Spark runs for the sort (by `keys`, or its own): none when its optimizer
-    removes it (`SortFate`) or its input already reports that order (`RemoveRedundantSorts`;
-    a global one also needs the rows range partitioned, or in one partition)."""
+def _top_k_rekeyed(sort: n.Sort, keys: Ordering, analysis: Analysis) -> Effect | None:
+    """An ORDER BY ... LIMIT sorted by `keys` instead: the same sorted top-k, whose new order
+    an aggregate or DISTINCT above may stream on (`ReplaceHashWithSortAgg`: fuzz seed 5103,
+    dropping a constant first key let `SELECT DISTINCT b` over `ORDER BY id, b LIMIT 10` run
+    as a SortAggregate), or stop streaming on. Other readers of the order: not modelled."""
+    limit = analysis.parent(sort)
+    while isinstance(limit, n.Project):
+        limit = analysis.parent(limit)
     fate = analysis.sort_fate(sort)
+    if sort.scope != "global" or not isinstance(limit, n.Limit) or fate is None or fate.removed:
+        return None
+    rows = reported(limit, analysis)
+    if rows.scope != "global" or rows.keys != tuple(SortKey(item.expr, item.options) for item in sort.keys):
+        return None
+    node: n.Node = limit
+    consumer = analysis.parent(limit)
+    while isinstance(consumer, (n.Project, n.Alias, n.Filter)) and consumer.children[0] is node:
+        node, consumer = consumer, analysis.parent(consumer)
+    if isinstance(consumer, n.Aggregate):
+        grouped = [key.expr for key in consumer.keys]
+    elif isinstance(consumer, n.Distinct) and isinstance(node, n.Project) and not node.passthrough:
+        grouped = [Expr.column(c.name) for c in node.columns]
+    else:
+        return None
+    streams = strategy_of(grouped, consumer, analysis).streams
+    with _reporting(limit, replace(rows, keys=keys), consumer, analysis):
+        streams_after = strategy_of(grouped, consumer, analysis).streams
+    if streams == streams_after:
+        return Effect()
+    above = analysis.parent(consumer)
+    while isinstance(above, (n.Project, n.Alias, n.Filter)):
+        above = analysis.parent(above)
+    if isinstance(above, (n.Window, n.Aggregate)) or (isinstance(above, n.Sort) and above.keys[0].options == ASCENDING):
+        return None  # whether it then runs on the sort aggregate's (ascending) order is not modelled
+    hashed, streamed = ("HashAggregate",), ("SortAggregate",)
+    return Effect(hashed, streamed) if streams_after else Effect(streamed, hashed)
+
+
+@contextmanager
+def _reporting(node: n.Node, rows: Reported, consumer: n.Node, analysis: Analysis) -> Iterator[None]:
+    """While in it, `node` reports `rows`, and the nodes from it up to `consumer` (through
+    first children) what they would report of them."""
+    facts = analysis.engine_facts
+    chain: list[n.Node] = []
+    above = analysis.parent(node)
+    while above is not None and above is not consumer:
+        chain.append(above)
+        above = analysis.parent(above)
+    saved = {id(each): facts.get(id(each)) for each in [node, *chain]}
+    for each in chain:
+        facts.pop(id(each), None)
+    facts[id(node)] = rows
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                facts.pop(key, None)
+            else:
+                facts[key] = value
+
+
+def _sort_cost(
+    sort: n.Sort, analysis: Analysis, keys: Ordering | None = None, without: n.Sort | None = None
+) -> Counter[str] | None:
+    """The operators Spark runs for the sort (by `keys`, or its own; once the sort `without`
+    above it is gone): none when its optimizer removes it (`SortFate`) or its input already
+    reports that order (`RemoveRedundantSorts`; a global one also needs the rows range
+    partitioned, or in one partition)."""
+    fate = analysis.sort_fate(sort) if without is None else _fate(sort, analysis, without)
     parent = analysis.parent(sort)
-    while isinstance(parent, n.Project):
+    while isinstance(parent, n.Project) or (parent is not None and parent is without):
         parent = analysis.parent(parent)
     if fate is None or isinstance(parent, n.Limit):
         return None
@@ -629,15 +836,158 @@ def _joined_above(node: n.Node, analysis: Analysis) -> bool:
     return False
 
 
-def regrouped(node: n.Aggregate, keys: list[Expr], analysis: Analysis) -> Effect:
-    """Grouping by `keys` (reordered or fewer): a hash aggregate that then streams becomes a
-    sort aggregate (on rows already clustered by the keys Spark plans one aggregate, not a
-    partial and a final one); otherwise the plan keeps its operators."""
+def regrouped(node: n.Aggregate, keys: list[Expr], analysis: Analysis) -> Effect | None:
+    """Grouping by `keys` (reordered or fewer). Where the rows need the same shuffles, a hash
+    aggregate that then streams becomes a sort aggregate (on rows already clustered by the
+    keys Spark plans one aggregate, not a partial and a final one), and the plan otherwise
+    keeps its operators. Where they do not - rows clustered by a key the aggregate no longer
+    has, the columns of a DISTINCT no longer among the keys - an exchange comes or goes, and
+    with it the half of the aggregate on each side of it."""
+    if regrouping_loses_join(node, keys, analysis):
+        return None
+    shuffles = [distribution(k, node, analysis) for k in ([key.expr for key in node.keys], keys)]
     before, after = strategy(node, analysis), strategy_of(keys, node, analysis)
-    if before.streams == after.streams:
-        return Effect()
-    hashing, streaming = Counter(HashAggregate=1), Counter(SortAggregate=1)
-    return Effect.between(*((hashing, streaming) if after.streams else (streaming, hashing)))
+    if shuffles[0].exchanges == shuffles[1].exchanges:
+        if shuffles[1].distinct and not _plain_calls(node) and not shuffles[1].exchanges[-1]:
+            return None  # a kept column's any_value would keep the aggregate's halves apart
+        floating = [_normalized(k, node, analysis) for k in ([key.expr for key in node.keys], keys)]
+        if None not in floating and floating[0] != floating[1] and not any(shuffles[0].exchanges):
+            if before.streams or after.streams:
+                return None  # which sorts the normalized key's halves then need is not modelled
+            return _renormalized(node, floating[0] is True, analysis)
+        if before.streams == after.streams:
+            return Effect()
+        hashing, streaming = Counter(HashAggregate=1), Counter(SortAggregate=1)
+        return Effect.between(*((hashing, streaming) if after.streams else (streaming, hashing)))
+    costs = [_aggregate_cost(node, s, analysis) for s in shuffles]
+    if costs[0] is None or costs[1] is None or before.streams or after.streams:
+        return None  # which aggregate Spark runs, or how it streams, is not modelled here
+    return Effect.between(costs[0], costs[1])
+
+
+def _normalized(keys: list[Expr], node: n.Aggregate | n.Window, analysis: Analysis) -> bool | None:
+    """Whether a group or partition key is floating-point (None: a type not known). Spark
+    normalizes such a key (NaN, -0.0: `NormalizeFloatingNumbers`), and needs its rows clustered
+    by the normalized value, which no partitioning by the column itself satisfies; an
+    aggregate's partial half then stays apart from the final one even on rows needing no
+    exchange: a sort aggregate over them sorts twice (fuzz seed 5102, measured)."""
+    props = analysis.of(node.children[0])
+    found = [props.type_of(key) for key in keys]
+    if any(t is None for t in found):
+        return None
+    return any(t in FLOATING for t in found)
+
+
+def _renormalized(node: n.Aggregate, floating_before: bool, analysis: Analysis) -> Effect | None:
+    """A floating-point key gone (or come) from a sort aggregate on rows needing no exchange:
+    its partial half and that half's sort go (or come). Hash aggregates: not measured."""
+    if _physical_aggregate(node, analysis) != "SortAggregate":
+        return None
+    halves = Counter(SortAggregate=1, Sort=1)
+    return Effect.between(halves, Counter()) if floating_before else Effect.between(Counter(), halves)
+
+
+@dataclass(frozen=True)
+class Distribution:
+    """How Spark distributes the rows of an aggregate grouped by some keys
+    (`EnsureRequirements`: an exchange wherever the rows' partitioning does not satisfy the
+    `ClusteredDistribution` of the keys, which a hash partitioning on a subset of them does).
+    `exchanges`: for each exchange the plan may need, whether it does - one, or two for a
+    DISTINCT (`AggUtils.planAggregateWithOneDistinct`: first by the keys and the DISTINCT
+    columns, then by the keys). `leaves`: what the output is clustered by (None: unknown).
+    `distinct`: whether the DISTINCT calls are one group Spark plans that way."""
+
+    exchanges: tuple[bool, ...]
+    leaves: frozenset[Expr] | None
+    distinct: bool = False
+
+
+def distribution(keys: list[Expr], node: n.Aggregate, analysis: Analysis) -> Distribution:
+    rows = reported(node.children[0], analysis)
+    grouped = frozenset(keys)
+    if node.grouping_sets:
+        return Distribution((True,), None)  # rows expanded first: the grouping id is a key too
+    columns = _distinct_columns(node)
+    if columns is None:
+        # Several DISTINCT groups (or one with a FILTER): Spark expands the rows first, then
+        # shuffles by the keys, the grouping id and the columns, and again by the keys.
+        return Distribution((True, True), grouped)
+    if not columns:
+        return Distribution((not rows.clusters(grouped),), _clustered(rows, grouped))
+    first = not rows.clusters(grouped | columns)
+    partitioned = (grouped | columns) if first else rows.clustered_by
+    second = partitioned is None or not partitioned <= grouped
+    return Distribution((first, second), grouped if second else partitioned, distinct=True)
+
+
+def _distinct_columns(node: n.Aggregate) -> frozenset[Expr] | None:
+    """The columns of the aggregate's DISTINCT calls, when they are one group without a
+    FILTER (empty: none); None otherwise."""
+    groups = set()
+    for call in node.aggregates:
+        function = unwrap(call.expr.node)
+        if isinstance(function.this, exp.Distinct):
+            if function is not call.expr.node:
+                return None  # a FILTER, IGNORE NULLS...: Spark expands the rows
+            groups.add(frozenset(Expr.of(e) for e in function.this.expressions))
+    if len(groups) > 1:
+        return None
+    return groups.pop() if groups else frozenset()
+
+
+def _plain_calls(node: n.Aggregate) -> bool:
+    """Whether the aggregate computes a function without DISTINCT (which keeps the DISTINCT
+    plan's last two aggregates apart even with no exchange between them)."""
+    return any(not isinstance(unwrap(call.expr.node).this, exp.Distinct) for call in node.aggregates)
+
+
+def _aggregate_cost(node: n.Aggregate, shuffles: Distribution, analysis: Analysis) -> Counter[str] | None:
+    """The exchanges and aggregates (with their sorts) Spark runs for the aggregate: a partial
+    and a final aggregate around each exchange, one aggregate where none is needed
+    (`CombineAdjacentAggregation`). None where the operator is not known."""
+    kind = _physical_aggregate(node, analysis)
+    if kind is None or (shuffles.distinct and kind != "HashAggregate"):
+        return None
+    if shuffles.distinct:
+        first, second = shuffles.exchanges
+        halves = (1 + first) + (2 if second or _plain_calls(node) else 1)
+        return Counter(Exchange=first + second, HashAggregate=halves)
+    if len(shuffles.exchanges) != 1:
+        return None
+    exchange = int(shuffles.exchanges[0])
+    cost = Counter({"Exchange": exchange, kind: 1 + exchange})
+    if kind == "SortAggregate":
+        cost["Sort"] = 1 + exchange  # each sort aggregate sorts its input
+    return cost
+
+
+# Aggregates whose buffers are their operand's type (or a count): Spark hashes them where
+# every buffer is a type it updates in place (`IN_PLACE_BUFFERS`), and sorts otherwise.
+_BUFFERED_AS_OPERAND = (exp.Min, exp.Max, exp.AnyValue, exp.First, exp.Last)
+_NUMERIC_BUFFERS = (exp.Sum, exp.Avg)
+
+
+def _physical_aggregate(node: n.Aggregate, analysis: Analysis) -> str | None:
+    """`HashAggregate` or `SortAggregate`: the operator Spark plans for the aggregate's
+    functions (`HashAggregateExec.supportsAggregate`); None where not known (an object
+    aggregate such as collect_list, a type not known)."""
+    props = analysis.of(node.children[0])
+    sorts = False
+    for call in node.aggregates:
+        function = unwrap(call.expr.node)
+        if isinstance(function, (exp.Count, exp.CountIf)):
+            continue
+        if not isinstance(function, _BUFFERED_AS_OPERAND + _NUMERIC_BUFFERS) or isinstance(function.this, exp.Distinct):
+            return None
+        value_type = types.sql_type(props.type_of(Expr.of(function.this)))
+        if value_type is None:
+            return None
+        if isinstance(function, _NUMERIC_BUFFERS):
+            if value_type.family not in ("integer", "decimal", "floating"):
+                return None
+        elif value_type.family not in IN_PLACE_BUFFERS:
+            sorts = True
+    return "SortAggregate" if sorts else "HashAggregate"
 
 
 def window_rekeyed(node: n.Window, function: n.WindowFunction, index: int, analysis: Analysis) -> Effect | None:
@@ -647,6 +997,8 @@ def window_rekeyed(node: n.Window, function: n.WindowFunction, index: int, analy
     specs = _window_specs(node, analysis)
     if analysis.computed(node) != [function] or stacked(node, analysis):
         return None
+    if rekeying_loses_join(node, function, index, analysis):
+        return None  # a sort-merge join's partitioning may be what spares the exchange
     (partition, order, _), = specs
     rows = reported(_lowest_of_one_text(node, analysis).children[0], analysis)
     if index < len(partition):
@@ -655,10 +1007,31 @@ def window_rekeyed(node: n.Window, function: n.WindowFunction, index: int, analy
         at = index - len(partition)
         kept = (partition, order[:at] + order[at + 1:])
 
-    def cost(partition: tuple[Expr, ...], order: Ordering) -> Counter[str]:
-        return Counter(Exchange=int(not rows.clusters(frozenset(partition))), Sort=int(not _fits(rows, partition, order)))
+    above = _ranged_above(node, analysis) if partition and not kept[0] else None
+    if above is not None and tuple(SortKey(k.expr, k.options) for k in above.keys) == order[: len(above.keys)]:
+        return None  # the window's order then serves the ORDER BY above: not modelled
+    spared = Counter(Exchange=int(above is not None))
+    return Effect.between(_window_cost(rows, partition, order) + spared, _window_cost(rows, *kept))
 
-    return Effect.between(cost(partition, order), cost(*kept))
+
+def _ranged_above(window: n.Window, analysis: Analysis) -> n.Sort | None:
+    """The ORDER BY reading the window's rows (through renames, projections and filters) that
+    Spark runs with a range exchange - which it needs no more once the window, without
+    partition keys, leaves every row in one partition (fuzz seed 5103, multifile)."""
+    above = analysis.parent(window)
+    while isinstance(above, _BETWEEN_WINDOWS):
+        above = analysis.parent(above)
+    if not isinstance(above, n.Sort) or above.scope != "global" or _sort_cost(above, analysis) != Counter(Sort=1, Exchange=1):
+        return None
+    return above
+
+
+def _window_cost(rows: Reported, partition: tuple[Expr, ...], order: Ordering) -> Counter[str]:
+    """The exchange and the sort Spark puts beneath a window of this specification over
+    `rows`: an exchange unless they are clustered by its partition keys (without any: in one
+    partition), a sort unless they are sorted by them and its keys (none without either)."""
+    sorts = bool(partition or order) and not _fits(rows, partition, order)
+    return Counter(Exchange=int(not rows.clusters(frozenset(partition))), Sort=int(sorts))
 
 
 # --- comparisons and arithmetic ----------------------------------------------------------

@@ -122,19 +122,18 @@ def stored_rows(statement: Statement, analysis: Analysis, tables: TableLookup) -
 def own_nodes(root: n.Node, unit: Unit | None = None):
     """The statement's own nodes: an inlined view's body (a called function's) is linted
     where it is defined, not at every reader - but what the statement hands it (an Alias
-    whose origin is the statement's unit again) is the statement's."""
-    yield root
-    for child in root.children:
-        if isinstance(child, n.Alias) and child.origin is not None and child.origin is not unit:
-            yield from _handed_back(child, unit)
-            continue
-        yield from own_nodes(child, unit)
-
-
-def _handed_back(node: n.Node, unit: Unit | None):
-    """Below a foreign Alias, the statement's own parts."""
-    for child in node.children:
-        if unit is not None and isinstance(child, n.Alias) and child.origin is unit:
-            yield from own_nodes(child, unit)
+    whose origin is the statement's unit again) is the statement's. In pre-order, without
+    recursion (a plan is as deep as its chain of CTEs)."""
+    stack: list[tuple[n.Node, bool]] = [(root, True)]  # a node, and whether it is own
+    while stack:
+        node, own = stack.pop()
+        if own:
+            yield node
+            # below an own node, all but a foreign Alias
+            below = [(child, not (isinstance(child, n.Alias) and child.origin is not None
+                                  and child.origin is not unit)) for child in node.children]
         else:
-            yield from _handed_back(child, unit)
+            # below a foreign one, only the Aliases handed back
+            below = [(child, unit is not None and isinstance(child, n.Alias) and child.origin is unit)
+                     for child in node.children]
+        stack.extend(reversed(below))

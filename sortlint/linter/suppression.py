@@ -49,8 +49,10 @@ def noqa_comments(path: Path, raw: str, units: Sequence[Unit], dialect: str) -> 
     candidates = list(NOQA.finditer(raw)) if units else []
     if not candidates:
         return []
-    sql = _Ranges(_sql_tokens(units, dialect))
     python = _python_tokens(raw) if path.suffix == ".py" else None
+    # In a SQL file, whether a candidate is a comment is up to the statement around it
+    # alone: one `-- noqa` in a file of thousands of statements tokenizes that one, not all.
+    sql = _Ranges(_sql_tokens(units if python is not None else _around(units, candidates), dialect))
     starts = file_line_starts(raw)
     found = []
     for match in candidates:
@@ -126,6 +128,20 @@ def _in_comment(match: re.Match[str], sql: _Ranges, python: _PythonTokens | None
         and sql.containing(offset) is None
         and sql.any_within(*holder)
     )
+
+
+def _around(units: Sequence[Unit], candidates: Sequence[re.Match[str]]) -> list[Unit]:
+    """The units whose tokens may cover a candidate: those cut verbatim from the file whose
+    text holds one, and every other (a template's tokens map back to anywhere in it)."""
+    offsets = sorted(match.start() for match in candidates)
+    around = []
+    for unit in units:
+        if unit.offsets is None and unit.payload is None:
+            first = bisect.bisect_left(offsets, unit.start)
+            if first == len(offsets) or offsets[first] >= unit.start + len(unit.text):
+                continue
+        around.append(unit)
+    return around
 
 
 def _sql_tokens(units: Sequence[Unit], dialect: str) -> Iterable[tuple[int, int]]:

@@ -68,7 +68,9 @@ class Expr:
 
     @classmethod
     def column(cls, name: str, table: str | None = None) -> Expr:
-        return cls.of(column_node(name.lower(), table.lower() if table else None))
+        name, table = name.lower(), table.lower() if table else None
+        # the identity `_structure` gives such a column, without walking the node made
+        return cls(column_node(name, table), ("Column", name, table))
 
     @_computed_once
     def key(self) -> str:

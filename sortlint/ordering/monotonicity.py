@@ -95,6 +95,19 @@ def is_monotonic_cast(source: str | None, target: str) -> bool:
     return is_temporal(source) and is_temporal(target)
 
 
+def exact_image_of(node: exp.Expression, type_of: Callable[[exp.Expression], "str | None"]) -> exp.Expression | None:
+    """The operand of which `node` is a one-to-one, order-keeping image - a cast that keeps
+    distinct values distinct and in order, `CAST(int AS BIGINT)` - or None. Fixing the image
+    fixes the operand, so an ordering that goes on after the operand goes on after the image
+    (DataFusion's `CastExpr` keeps a lexicographic ordering through a widening cast)."""
+    if not isinstance(node, (exp.Cast, exp.TryCast)):
+        return None
+    source, target = sql_type(type_of(node.this)), sql_type(type_name(node.args["to"]))
+    if source is None or target is None or not exact_cast(source, target):
+        return None
+    return node.this
+
+
 def type_name(data_type: exp.Expression) -> str:
     return data_type.sql(dialect="spark").lower()
 
@@ -126,6 +139,8 @@ def infer_type(
         operand = sql_type(type_of(node.this))
         if operand is None or operand.family not in ("integer", "decimal", "floating"):
             return None
+        if arithmetic.rounding == "in_type":
+            return "double" if operand.family == "integer" else operand.name
         # floor(decimal(p, s)) is a decimal(p - s + 1, 0); of anything else, a bigint.
         if operand.family == "decimal":
             return decimal(min(operand.integer_digits + 1, 38)).name
@@ -222,10 +237,14 @@ def _negate(node, analyse):
     return prop.reversed() if is_numeric(type_) and _finite(node.this, analyse) else UNORDERED
 
 
-def _rounds(node, analyse):
-    """floor(x), ceil(x): Spark's floor of a double is a bigint, and NaN becomes 0."""
+def _rounds(node, analyse, arithmetic: Arithmetic):
+    """floor(x), ceil(x): Spark's floor of a double is a bigint, and NaN becomes 0, so the
+    operand must be finite there; DataFusion's keeps NaN (sorted above every number) and
+    the infinities."""
     prop, type_ = analyse(node.this)
-    return prop if is_numeric(type_) and _finite(node.this, analyse) else UNORDERED
+    if not is_numeric(type_):
+        return UNORDERED
+    return prop if arithmetic.rounding == "in_type" or _finite(node.this, analyse) else UNORDERED
 
 
 def _combine_same(a: SortProperty, b: SortProperty) -> SortProperty:
@@ -357,8 +376,7 @@ MONOTONIC: dict[type[exp.Expression], Rule] = {
     exp.Sub: _subtract,
     exp.Mul: _scale,
     exp.Div: _divide,
-    exp.Floor: _rounds,
-    exp.Ceil: _rounds,
+    exp.Atan: _follows_this(is_numeric),             # Java's is semi-monotonic by its spec
     exp.TimestampTrunc: _follows_this(is_temporal),  # date_trunc('hour', ts)
     exp.DateBin: _bins,                               # date_bin(INTERVAL '1' HOUR, ts)
     exp.DateTrunc: _follows_this(is_temporal),       # trunc(date, 'month')
@@ -369,6 +387,12 @@ MONOTONIC: dict[type[exp.Expression], Rule] = {
     exp.TsOrDsAdd: _shift_days,                       # date_add(d, n)
     exp.DateAdd: _shift_days,
     exp.DateSub: _shift_days,
+}
+
+# Rules whose answer depends on how the engine computes (`Arithmetic`).
+ENGINE_DEPENDENT: dict[type[exp.Expression], Callable[[exp.Expression, Analyse, Arithmetic], SortProperty]] = {
+    exp.Floor: _rounds,
+    exp.Ceil: _rounds,
 }
 
 # The arithmetic operators, whose result can overflow.
@@ -397,7 +421,7 @@ def foldable(node: exp.Expression) -> bool:
 
 # Expressions that produce null only from a null operand: non-null operands give a
 # non-null result.
-NULL_PRESERVING = tuple(MONOTONIC) + (exp.Abs, exp.Upper, exp.Lower, exp.Concat)
+NULL_PRESERVING = tuple(MONOTONIC) + tuple(ENGINE_DEPENDENT) + (exp.Abs, exp.Upper, exp.Lower, exp.Concat)
 
 
 def preserves_non_null(
@@ -427,6 +451,9 @@ def monotonic_property(
     """How `node` is ordered, from how its operands are (`analyse`). Where the engine's
     arithmetic wraps around on overflow, `+ - * /` and negation keep an order only when
     every value they can reach fits their result type (`type_of` gives the types)."""
+    engine_rule = ENGINE_DEPENDENT.get(type(node))
+    if engine_rule is not None:
+        return engine_rule(node, analyse, arithmetic)
     rule = MONOTONIC.get(type(node))
     if rule is None:
         return UNORDERED

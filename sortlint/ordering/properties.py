@@ -31,6 +31,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
+from itertools import islice, product
 from typing import Literal
 
 from sqlglot import exp
@@ -41,6 +42,7 @@ from sortlint.ordering.monotonicity import (
     SINGLETON,
     UNORDERED,
     SortProperty,
+    exact_image_of,
     infer_type,
     monotonic_property,
     preserves_non_null,
@@ -49,6 +51,9 @@ from sortlint.ordering.sort import Evidence, Ordering, SortKey, SortOptions, onl
 from sortlint.ordering.types import Arithmetic
 
 NO_EVIDENCE: frozenset[Evidence] = frozenset()
+
+# How many orderings one ordering may become through the exact images of its keys.
+MAX_IMAGE_ORDERINGS = 8
 
 
 @dataclass(frozen=True)
@@ -568,10 +573,14 @@ class Properties:
                 result = result.with_equality(surviving[0], member, cls.evidence)
         # Orderings and keys are added together and normalised once (adding them one by one
         # would re-normalise the growing set each time).
+        images: dict[Expr, list[Expr]] = {}  # an input expression -> outputs of its exact images
+        for source, outputs in sources.items():
+            operand = exact_image_of(source.node, self._type_of_node)
+            if operand is not None:
+                images.setdefault(Expr.of(operand), []).append(outputs[0])
         orderings: list[OrderingFact] = []
         for fact in self.orderings:
-            keys = self._project_ordering(fact, sources, carried)
-            if keys:
+            for keys in self._project_ordering(fact, sources, carried, images):
                 partitioned_by = None
                 if fact.partitioned_by is not None:
                     # Still ordered inside each partition; which rows share one is known
@@ -610,25 +619,32 @@ class Properties:
             unique_keys=result.unique_keys + tuple(unique_keys),
         ).renormalized()
 
-    def _project_ordering(self, fact: OrderingFact, sources, carried) -> Ordering:
-        """Map an ordering's keys to outputs; where a key is lost, an output that is
-        ordered once the earlier keys are fixed (a monotonic function of the lost key)
+    def _project_ordering(self, fact: OrderingFact, sources, carried, images) -> list[Ordering]:
+        """Map an ordering's keys to outputs. A key goes on through the output that carries
+        it and through each exact image of it (`CAST(a AS BIGINT)`: one ordering per
+        choice, [a, b] giving [a, b] and [a_big, b]); where a key is lost, an output that
+        is ordered once the earlier keys are fixed (a monotonic function of the lost key)
         may still extend it by one key."""
         group = _Group(self.but(orderings=(replace(fact, partitioned_by=None),)))
-        keys: list[SortKey] = []
+        choices: list[list[SortKey]] = []
         for key in fact.keys:
             output = carried(key.expr)
-            if output is not None:
-                keys.append(SortKey(output, key.options))
+            outputs = ([output] if output is not None else []) + images.get(key.expr, [])
+            if outputs:
+                choices.append([SortKey(o, key.options) for o in dict.fromkeys(outputs)])
                 group.fix(key.expr)
                 continue
             for source, outputs in sources.items():
                 prop, _ = group.property(source)
                 if prop.options is not None:  # ordered
-                    keys.append(SortKey(outputs[0], prop.options))
+                    choices.append([SortKey(outputs[0], prop.options)])
                     break
             break
-        return tuple(keys)
+        if not choices:
+            return []
+        # Several images of several keys multiply; past a few orderings the rest is
+        # forgotten (a lost fact, never a wrong one).
+        return [tuple(keys) for keys in islice(product(*choices), MAX_IMAGE_ORDERINGS)]
 
     @staticmethod
     def union(children: Sequence[Properties], per_partition: bool = False) -> Properties:

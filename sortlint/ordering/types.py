@@ -196,12 +196,17 @@ class Arithmetic:
     * `overflow`: "error" - an integer or decimal result out of range fails the query (Spark
       with ANSI mode); "wrap" - it wraps around (or turns NULL), so `+ - *` keep order only
       where the result type is wide enough for every value they can reach.
+    * `rounding`: what `floor` / `ceil` give. "bigint" - a bigint, of a floating-point
+      number too, NaN becoming 0 (Spark); "in_type" - a number of the operand's type (an
+      integer's a double), NaN and infinities kept as they are (DataFusion: its NaN sorts
+      above every number, so `ceil(x)` keeps x's order, NaN included).
     """
 
     integer_literals: Literal["narrowest", "bigint"] = "narrowest"
     fractional_literals: Literal["decimal", "double"] = "decimal"
     integer_division: bool = False
     overflow: Literal["error", "wrap"] = "error"
+    rounding: Literal["bigint", "in_type"] = "bigint"
 
     def literal_type(self, literal: exp.Literal) -> SqlType | None:
         """The type of a number or string literal."""

@@ -274,10 +274,12 @@ def copied(node: Node) -> Node:
 
 
 def walk(node: Node):
-    """Pre-order traversal."""
-    yield node
-    for child in node.children:
-        yield from walk(child)
+    """Pre-order traversal (without recursion: see `copied`)."""
+    stack = [node]
+    while stack:
+        visited = stack.pop()
+        yield visited
+        stack.extend(reversed(visited.children))
 
 
 def output_names(node: Node) -> tuple[str, ...]:

@@ -290,6 +290,10 @@ def build_join(
             equalities.append((Expr.column(name, left_qualifier), Expr.column(name, right_qualifier)))
         reads = {"right": right_qualifier, "full": None}.get(kind, left_qualifier)
         merged.append((name, reads or ""))
+    if kind in ("semi", "anti") and join.side.upper() == "RIGHT":
+        # `l RIGHT SEMI JOIN r` returns r's rows: built as `r SEMI JOIN l`.
+        left, right = right, left
+        equalities = [(r, l) for l, r in equalities]
     node = Join(children=(left.node, right.node), span=span, kind=kind,
                 equalities=tuple(equalities), residual=tuple(residual))
     if kind in ("semi", "anti"):

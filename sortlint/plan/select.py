@@ -86,6 +86,7 @@ class SelectList:
 def build_select(select: exp.Select, ctx: Context, outer: Scope | None) -> Built:
     relation = build_from(select, ctx, outer)
     try:
+        select = with_named_windows_written_out(select)
         return build_body(select, relation, relation.scope(outer), ctx)
     except NotUnderstood as error:
         names, complete = written_names(select)
@@ -415,12 +416,64 @@ def windows(select: exp.Select, listed: SelectList, node: Node, scope: Scope, ct
         return node
     span = ctx.spans.extent(found[0])
     if any(w.args.get("alias") is not None for w in found):
-        return Opaque(children=(node,), span=span, reason="a named WINDOW")
+        raise NotUnderstood("a window named in no WINDOW clause of its SELECT")
     functions: dict[Expr, WindowFunction] = {}
     for window in found:
         function = window_function(window, scope, ctx)
         functions.setdefault(function.expr, function)
     return Window(children=(node,), span=span, functions=tuple(functions.values()))
+
+
+WINDOW_PARTS = ("partition_by", "order", "spec")
+
+
+def with_named_windows_written_out(select: exp.Select) -> exp.Select:
+    """The SELECT with every `OVER w` of its own (not of its subqueries) written out as the
+    window its WINDOW clause names: a copy, whose nodes keep their positions in the text.
+    A window that names another adds what that one leaves out; a PARTITION BY, ORDER BY
+    or frame written twice, or a framed window extended (SQL rejects it; engines differ),
+    or a name defined nowhere or in a cycle, is not understood."""
+    if not select.args.get("windows"):
+        return select
+    select = select.copy()
+    definitions = {d.name.lower(): d for d in select.args["windows"]}
+    for window in list(select.find_all(exp.Window)):
+        if window.arg_key == "windows" or window.args.get("alias") is None:
+            continue
+        if window.find_ancestor(exp.Select) is not select:
+            continue  # a subquery's window: its own SELECT writes it out
+        chain = [window]
+        name = window.args.get("alias")
+        while name is not None:
+            definition = definitions.get(name.name.lower())
+            if definition is None or any(definition is w for w in chain):
+                raise NotUnderstood(f"the named WINDOW {name.name}: defined nowhere, or in a cycle")
+            chain.append(definition)
+            name = definition.args.get("alias")
+        written = {part: [w for w in chain if w.args.get(part)] for part in WINDOW_PARTS}
+        if any(len(found) > 1 for found in written.values()):
+            raise NotUnderstood("a named WINDOW whose PARTITION BY, ORDER BY or frame is written twice")
+        framed = next((i for i, w in enumerate(chain) if w.args.get("spec")), None)
+        if framed is not None and any(w.args.get(p) for w in chain[:framed] for p in WINDOW_PARTS):
+            raise NotUnderstood("a named WINDOW with a frame, extended")
+        for part, found in written.items():
+            if found and found[0] is not window:
+                value = found[0].args[part]
+                copied = [unpositioned(v) for v in value] if isinstance(value, list) else unpositioned(value)
+                window.set(part, copied)
+        window.set("alias", None)
+    return select
+
+
+def unpositioned(node: exp.Expression) -> exp.Expression:
+    """A copy of `node` without positions in the text: a named window's keys written out at
+    each window that names it are not where that window is written (a span would reach the
+    WINDOW clause), and a fix must not edit the one clause for one of its windows."""
+    copy = node.copy()
+    for sub in copy.walk():
+        sub.meta.pop("start", None)
+        sub.meta.pop("end", None)
+    return copy
 
 
 def window_calls_of(select: exp.Select, listed: SelectList) -> Iterator[exp.Window]:

@@ -121,6 +121,8 @@ def _long_lists(text: str) -> Iterator[tuple[int, TokenType, Elision]]:
     """(offset of the keyword, its token type, what to leave out) of each VALUES list of
     more than `ELIDED_AFTER_ROWS` plain rows, and each IN list of more plain values, in a
     row: all but the first and the last."""
+    if text.count(",") < ELIDED_AFTER_ROWS:
+        return  # too few commas for such a list: most statements, without a search
     position = 0
     while (match := _LIST.search(text, position)) is not None:
         values = match.group("values") is not None

@@ -1,7 +1,8 @@
 """The text report, in one of two forms, as ruff writes them: `concise`, one line per
 finding (the default in pipes and CI logs), and `full`, each finding with the source lines it
-points at, a marker under its span and its fix (the default on a terminal); then a summary.
-Either may be coloured (`report.colors`)."""
+points at, a marker under its span and its fix (the default on a terminal); then a summary,
+and a line for each pattern of findings with no runtime effect that repeats across files
+(`report.noise`). Either may be coloured (`report.colors`)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from sortlint.diagnostics import Applicability, Finding
 from sortlint.errors import UserError
 from sortlint.report.colors import PLAIN, Palette
 from sortlint.report.fixed_lines import changed_lines
+from sortlint.report.noise import grouped, no_runtime_effect
 from sortlint.units import file_line_starts
 
 
@@ -31,9 +33,12 @@ def render(
     said only when nothing was found."""
     lines = []
     for f in findings:
+        # The full form says every effect under the finding; a line of the concise form says
+        # only that there is none, so lines of findings that save work read as they did.
+        noop = " (no runtime effect)" if sources is None and no_runtime_effect(f) else ""
         lines.append(
             f"{palette.paint('path', path_line(f))}: {palette.paint('code', f.code)}"
-            f"{_fix_mark(f, unsafe)} {f.message} {palette.paint('basis', f'[{f.basis}]')}"
+            f"{_fix_mark(f, unsafe)} {f.message} {palette.paint('basis', f'[{f.basis}]{noop}')}"
         )
         if sources is not None:
             lines += snippet(f, sources[f.path], unsafe, palette)
@@ -49,7 +54,7 @@ def render(
         summary += f" {len(errors)} error{'s' if len(errors) != 1 else ''}."
     if not findings and not errors:
         summary = f"All checks passed ({files} file{'s' if files != 1 else ''})."
-    return "\n".join(lines + [summary]) + "\n"
+    return "\n".join(lines + [summary] + grouped(findings)) + "\n"
 
 
 def path_line(finding: Finding) -> str:

@@ -95,7 +95,8 @@ class Preparation:
     analysis defines it, for a file read from any other to be analysed first, on demand:
     checking one file reads only the files it depends on. `contexts` gives, for a file, a
     digest of everything outside the file that its analysis may depend on (a dbt project's
-    macros, property files, configs); the cache keys a file's results by it. `upstream`
+    macros, property files, configs); the cache keys a file's results by it, and by what
+    `file_context` adds for the file itself (the models a dbt model resolves). `upstream`
     helps parallel work along."""
 
     config: Config
@@ -105,17 +106,19 @@ class Preparation:
     # its text: the order worker processes take files in, upstream first. Never a result:
     # a file's analysis holds only where what it read holds.
     upstream: Mapping[Path, tuple[Path, ...]] = field(default_factory=dict)
+    file_context: Callable[[Path, str], str | None] | None = None  # a (resolved) file, its text
     _folder_contexts: dict[Path, str] = field(default_factory=dict, init=False, repr=False, compare=False)
 
-    def context(self, resolved: Path) -> str:
+    def context(self, resolved: Path, raw: str) -> str:
         """The digests of the folders above a (resolved) path that have one (a project's
-        root)."""
+        root), and the file's own."""
         folder = resolved.parent
         if folder not in self._folder_contexts:
             self._folder_contexts[folder] = " ".join(
                 self.contexts[f] for f in (folder, *folder.parents) if f in self.contexts
             )
-        return self._folder_contexts[folder]
+        own = self.file_context(resolved, raw) if self.file_context is not None else None
+        return self._folder_contexts[folder] if own is None else f"{self._folder_contexts[folder]} {own}"
 
 
 class FixContext(Protocol):

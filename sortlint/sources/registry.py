@@ -106,6 +106,7 @@ def prepare(files: Sequence[Path], reading: Reading) -> Preparation:
             {name: path for name, path in {**preparation.definers, **found.definers}.items() if name not in shared},
             {**preparation.contexts, **found.contexts},
             {**preparation.upstream, **found.upstream},
+            found.file_context or preparation.file_context,
         )
     reading.config = preparation.config
     return preparation

@@ -227,9 +227,11 @@ class Workspace:
         """The file's text and its record's key, read once per run."""
         if path not in self._sources:
             raw = read_source(path)
-            context = self.preparation.context(self.resolved(path))
-            self._sources[path] = raw, record_key(self.environment, path, raw, context)
+            self._sources[path] = raw, self._key(path, raw)
         return self._sources[path]
+
+    def _key(self, path: Path, raw: str) -> str:
+        return record_key(self.environment, path, raw, self.preparation.context(self.resolved(path), raw))
 
     def _outcome(self, path: Path) -> Outcome:
         try:
@@ -240,7 +242,9 @@ class Workspace:
         if record is None:
             record = self.made[key] = self.analyse(path, raw)
             if self.store is not None and all(error.lasting for error in record.analysis.errors):
-                self.store.put(RECORDS, key, record)
+                # keyed anew: analysing it may have shown its context depends on more than
+                # was known (the models a dbt model's rendering resolved)
+                self.store.put(RECORDS, self._key(path, raw), record)
         self.publish(path, record.definitions)
         return Outcome(record)
 

@@ -237,7 +237,7 @@ def test_any_python_file_checked_that_does_not_parse_is_an_error(tmp_path, monke
     monkeypatch.chdir(tmp_path)
     assert main(["check", "."]) == 2
     assert capsys.readouterr() == (
-        "q.sql:1:41: SL003 [*] sort key a repeats an earlier key [query]\n"
+        "q.sql:1:41: SL003 [*] sort key a repeats an earlier key [query] (no runtime effect)\n"
         "Found 1 finding in 1 file. 1 error.\n",
         "error: scripts/old.py:2: cannot parse Python: Missing parentheses in call to 'print'. Did you mean print(...)?\n",
     )

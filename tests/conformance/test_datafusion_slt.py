@@ -442,14 +442,6 @@ DISAGREEMENTS: dict[str, str] = {
     "repartition_subset_satisfaction_006": JOIN_SIDE.format(
         streamed="fact_table_ordered", why="its statistics make dimension_table the build side",
         ours="dimension_table declares no ordering", kept="hash aggregates"),
-    "joins_007": (
-        "The case runs with target_partitions 1: DataFusion's HashJoinExec(CollectLeft) streams "
-        "the probe side r, one partition in its order [a, b], so with l.a = r.a the aggregate "
-        "runs PartiallySorted([0]) in that one partition and its groups come ordered by l.a: no "
-        "sort. sortlint models a join's order inside each partition only, whatever the count "
-        "(with one partition it gives a global order to scans and aggregates, not to joins), so "
-        "the aggregate's groups are not known in l.a order and it keeps the sort: the safe direction."
-    ),
     "sort_pushdown_039": (
         "DataFusion needs no SortExec here: with one partition it reads the files in order and "
         "pushes the LIMIT into the scan (limit=3, output_ordering=[id]). But the ORDER BY is what "
@@ -533,51 +525,34 @@ DISAGREEMENTS: dict[str, str] = {
         "which cannot overflow and is strictly increasing in x, with NULL exactly where x is "
         "NULL - so it is ordered ASC NULLS LAST too, and the SortExec is redundant."
     ),
-    # --- sortlint's builder (sortlint/plan/, reported) ---
+    # --- semi and anti joins: the order DataFusion keeps rests on which side it builds ---
     "joins_005": (
-        "Builder bug (sortlint/plan/relations.py, reported): RIGHT ANTI JOIN is built as a "
-        "left anti join (join_kind drops the side of SEMI/ANTI), so the output is taken to be "
-        "the left input's rows (SELECT * even expands to l_table's columns) and the right "
-        "side's order (r_table.rn1), which DataFusion's HashJoinExec(RightAnti) keeps, is lost."
+        "DataFusion's HashJoinExec(RightAnti) builds l_table and streams r_table, so the rows "
+        "left keep r_table's order (rn1). Had the statistics made r_table the smaller side, "
+        "JoinSelection would swap the inputs into a LeftAnti that builds r_table and emits its "
+        "unmatched rows at the end, an order DataFusion does not claim (maintains_input_order "
+        "is false for the build side). sortlint sees no statistics, so it keeps no order "
+        "after a semi or anti join: the safe direction."
     ),
     "join_disable_repartition_joins_002": (
-        "Builder bug (sortlint/plan/relations.py, reported): RIGHT SEMI JOIN is built as a "
-        "left semi join (join_kind drops the side of SEMI/ANTI) and t2 is not in the output "
-        "scope, so the right side's order [a, b], which DataFusion's HashJoinExec(RightSemi) "
-        "keeps, is lost."
+        "Same as joins_005 for RIGHT SEMI: DataFusion's HashJoinExec(RightSemi) streams t2 "
+        "and keeps its order [a, b] here because the statistics do not swap the inputs; "
+        "swapped, the LeftSemi emits t2's rows from its build side, in no order DataFusion "
+        "claims. sortlint keeps no order after a semi join, and keeps the sort."
     ),
     "window_019": (
-        "sortlint's builder does not model a named WINDOW clause (WINDOW sliding_window AS "
-        "(...)): the window becomes an Opaque node that forgets the input's order [c]. "
-        "Reported as a missing builder feature."
+        "multiple_ordered_table_inf is UNBOUNDED: on an infinite source DataFusion runs the "
+        "window PARTITION BY d ORDER BY a without sorting (BoundedWindowAggExec mode=Linear), "
+        "so its rows keep their order [c]. sortlint's catalog has no unbounded sources and it "
+        "models the bounded case, where DataFusion sorts by [d, a] for the window and the "
+        "ORDER BY c then needs its own sort: the safe direction. (The named WINDOW clause is "
+        "written out by the builder, sortlint/plan/select.py.)"
     ),
-    # --- the ordering engine (properties.py / monotonicity.py, reported) ---
-    "order_004": (
-        "sortlint's monotonicity table (ordering/monotonicity.py) does not list atan, which is "
-        "strictly increasing; DataFusion orders atan(c11) like c11. Reported."
-    ),
-    "order_005": (
-        "sortlint's monotonicity table (ordering/monotonicity.py) leaves ceil of a FLOAT "
-        "unordered: its rule follows Spark, where ceil of a NaN double is 0. DataFusion's ceil "
-        "keeps NaN as NaN, which sorts above every number, so ceil(c11) is ordered like c11. "
-        "The table is not target-aware. Reported."
-    ),
+    # --- what sortlint cannot know ---
     "order_012": (
         "DataFusion orders abs(c) like c because c is INT UNSIGNED (its interval analysis "
         "knows c >= 0). sortlint has no unsigned types (Spark has none; the type stays unknown) "
         "and no range analysis, and its monotonicity table does not list abs. Reported."
-    ),
-    "monotonic_projection_test_001": (
-        "Properties.project (ordering/properties.py) cuts an ordering right after a key it "
-        "replaces by a monotonic function: [a, b] with only CAST(a AS BIGINT) AS a_big and b "
-        "projected becomes [a_big], although a widening cast is injective, so b still orders "
-        "the rows inside each a_big group (DataFusion: CastExpr preserves lexicographic order). "
-        "Reported with a repro."
-    ),
-    "monotonic_projection_test_003": (
-        "Properties.project (ordering/properties.py): a_big = CAST(a AS BIGINT) is known ordered "
-        "but not injective, so fixing a_big does not fix a and [a_big, b] is not derived from "
-        "[a, b] (DataFusion: a widening cast preserves lexicographic order). Reported."
     ),
 }
 
@@ -623,7 +598,7 @@ def final_order_by_agreement() -> tuple[int, int]:
 
 def test_final_order_by_agreement() -> None:
     # The figure docs/conformance.md quotes; update both when a disagreement is fixed.
-    assert final_order_by_agreement() == (105, 133)
+    assert final_order_by_agreement() == (110, 133)
 
 
 def test_disagreements_name_compared_cases() -> None:

@@ -185,3 +185,30 @@ def test_one_partition_a_limit_picks_the_files_it_reads_by_their_statistics(tmp_
         (tmp_path / f"{name}.sql").write_text(sql)
         found[name] = [f.code for f in check([tmp_path / f"{name}.sql"], config).findings]
     assert found == {"limited": [], "whole": ["SL001"]}
+
+
+def test_one_partition_a_join_keeps_the_order_both_sides_give(tmp_path):
+    """joins_007 of the slt cases: with `target_partitions: 1` nothing is repartitioned, so a
+    hash join streams one side as one stream - whichever side the statistics make the probe
+    side (`big` is the larger here and becomes it; `small` joined with itself builds the
+    left). Both sides are ordered by k, so the rows come ordered by k: SL001."""
+    for name, rows in (("big", 3000), ("small", 40)):
+        (tmp_path / name).mkdir()
+        keys = sorted(i % 37 for i in range(rows))
+        pq.write_table(pa.table({"k": pa.array(keys, pa.int64()), "v": pa.array(range(rows), pa.int64())}),
+                       tmp_path / name / "0.parquet")
+    ctx = datafusion.SessionContext(datafusion.SessionConfig().with_target_partitions(1))
+    catalog = "target: datafusion\ndatafusion: {target_partitions: 1}\nsources:\n"
+    for name in ("big", "small"):
+        ctx.sql(f"CREATE EXTERNAL TABLE {name} (k BIGINT NOT NULL, v BIGINT NOT NULL) STORED AS PARQUET "
+                f"WITH ORDER (k ASC NULLS LAST) LOCATION '{tmp_path / name}/'").collect()
+        catalog += f"  {name}:\n    columns: {{k: bigint not null, v: bigint not null}}\n    orderings: [[k]]\n"
+    (tmp_path / "sortlint.yml").write_text(catalog)
+    config = load_config(tmp_path / "sortlint.yml")
+    for joined in ("small s JOIN big b ON s.k = b.k", "big b JOIN small s ON b.k = s.k",
+                   "small s JOIN small t ON s.k = t.k"):
+        query = f"SELECT s.k, s.v FROM {joined}"
+        keys = [row["k"] for row in ctx.sql(query).to_pylist()]
+        assert keys == sorted(keys) and len(set(keys)) == 37, joined
+        (tmp_path / "q.sql").write_text(f"{query} ORDER BY s.k")
+        assert [f.code for f in check([tmp_path / "q.sql"], config).findings] == ["SL001"], joined

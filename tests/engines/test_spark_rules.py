@@ -28,6 +28,7 @@ from sortlint.config import load_config
 from sortlint.config.model import SparkSettings
 from sortlint.diagnostics import Effect
 from sortlint.diagnostics.effects import OPERATORS
+from sortlint.engines import spark as spark_engine
 from sortlint.workspace.check import check
 
 pytestmark = spark_support.NEEDS_SPARK
@@ -710,6 +711,12 @@ EFFECTS = {
         f"SELECT id, row_number() OVER (PARTITION BY k ORDER BY v) AS n FROM (SELECT id, k, v FROM {DB}.events ORDER BY k) e",
         "SL002", Effect(removes=("Sort",)),  # the window's own exchange replaces the sort's
     ),
+    # Fuzz seed 5102 (spark-pyspark-modules): the window partitions by the normalized double,
+    # which the sort's range partitioning by the column does not give it.
+    "SL002 under a window partitioned by a floating-point key": (
+        f"SELECT id, dense_rank() OVER (PARTITION BY x ORDER BY v) AS n FROM (SELECT id, x, v FROM {DB}.events ORDER BY x) e",
+        "SL002", SAVES_A_SORT,
+    ),
     # Issue 32's plan oracle (FUZZ_SEED=7301): under an ORDER BY with a literal key Spark's
     # EliminateSorts only strips that key and keeps the sort beneath.
     "SL002 under an ORDER BY with a literal key": (
@@ -722,6 +729,16 @@ EFFECTS = {
         Effect(removes=("Sort",)),  # a local sort: no exchange of its own
     ),
     "SL003 a sort by fewer keys": (f"SELECT id, k FROM {DB}.events ORDER BY id, k", "SL003", Effect()),
+    # Without its literal key the ORDER BY overrides the sort beneath, which Spark then removes.
+    "SL003 a literal key that kept the sort beneath": (
+        f"SELECT k, v FROM (SELECT k, v FROM {DB}.events ORDER BY v) e ORDER BY k, 'a'", "SL003", SAVES_A_SORT
+    ),
+    # FUZZ_SEED=4103: a key Spark folds to a literal through the subquery (`FoldablePropagation`).
+    "SL003 a key Spark folds, that kept the sort beneath": (
+        f"SELECT s.k, date_trunc('DAY', s.c) AS e, s.v FROM (SELECT k, v, TIMESTAMP '2024-01-02 00:00:00' AS c "
+        f"FROM {DB}.events DISTRIBUTE BY v SORT BY v, k) s ORDER BY e, k",
+        "SL003", Effect(removes=("Sort",)),  # the SORT BY: a local sort
+    ),
     "SL101 keys in the input's order": (f"SELECT v, k, max(r) AS r FROM {WINDOWED} GROUP BY v, k", "SL101",
                                         HASH_TO_SORT_AGGREGATE),
     "SL103 a key any_value keeps": (f"SELECT id, k, count(*) AS n FROM {DB}.events GROUP BY id, k", "SL103", Effect()),
@@ -731,23 +748,89 @@ EFFECTS = {
     "SL103 a key whose removal lets the aggregate stream": (
         f"SELECT k, v, s, max(r) AS r FROM {STREAMED} GROUP BY k, v, s", "SL103", HASH_TO_SORT_AGGREGATE
     ),
+    # Fuzz seed 5102 (spark-airflow): Spark normalizes a floating-point key in a partial
+    # aggregate that stays apart from the final one, each sorting its input; without it, one.
+    "SL103 a floating-point key of a sort aggregate on clustered rows": (
+        f"SELECT k, id, max(s) AS m FROM (SELECT * FROM {DB}.events DISTRIBUTE BY k) e GROUP BY k, id, x",
+        "SL103", Effect(removes=("Sort", "SortAggregate")),
+    ),
     "SL201 a partition key": (
         f"SELECT id, k, sum(v) OVER (PARTITION BY id, k) AS t FROM {DB}.events", "SL201", Effect()
+    ),
+    # FUZZ_SEED=4101: a window without PARTITION BY or ORDER BY needs its rows in one
+    # partition, not sorted.
+    "SL201 the last partition key": (
+        f"SELECT id, max(v) OVER (PARTITION BY k) AS t FROM {DB}.events WHERE k = 3", "SL201",
+        Effect(removes=("Sort",)),
+    ),
+    # Fuzz seed 5103 (spark-multifile): the window's rows all in one partition, the ORDER BY
+    # above needs no range exchange.
+    "SL201 the last partition key, under an ORDER BY": (
+        f"SELECT id, k, dense_rank() OVER (PARTITION BY k ORDER BY v DESC) AS r FROM {DB}.events WHERE k = 3 "
+        "ORDER BY r, id", "SL201", Effect(removes=("Exchange",)),
+    ),
+    # Fuzz seed 5102 (spark-pyspark-modules): an order key that is the partition key, over rows
+    # sorted by it.
+    "SL201 an order key that is the partition key, over rows sorted by it": (
+        f"SELECT id, s, count(*) OVER (PARTITION BY s ORDER BY s) AS n FROM (SELECT id, s FROM {DB}.events ORDER BY s) e",
+        "SL201", Effect(removes=("Sort",)),
+    ),
+    # Fuzz seed 13834 (and FUZZ_SEED=4, 4101): Spark removed the inner sort only because the
+    # outer ORDER BY overrides it; without the outer one it sorts the rows instead.
+    "SL001 over a sort Spark removes only under it": (
+        f"SELECT s.k FROM (SELECT k, id FROM {DB}.events WHERE k = 3 ORDER BY id) s ORDER BY k", "SL001", Effect()
+    ),
+    # An ORDER BY whose keys all fold to literals: `EliminateSorts` drops it.
+    "SL001 an ORDER BY Spark folds away": (
+        f"SELECT k, c FROM (SELECT k, 5 AS c FROM {DB}.events) s ORDER BY c", "SL001", Effect()
+    ),
+    # Fixes withheld, with the text the fix would have written: the plan they would make.
+    # The fuzz slice's q000_037 (FUZZ_SEED=4): one DISTINCT's rows are shuffled by the keys and
+    # its columns, which a key among those columns lets the final aggregate reuse.
+    "SL103 a key among the DISTINCT columns": (
+        f"SELECT e.v, e.k, max(e.id) AS m, count(DISTINCT e.k) AS n FROM {DB}.events e WHERE e.k = 3 GROUP BY e.v, e.k",
+        "SL103", Effect(adds=("Exchange",)),
+        f"SELECT e.v, 3 AS k, max(e.id) AS m, count(DISTINCT e.k) AS n FROM {DB}.events e WHERE e.k = 3 GROUP BY e.v",
+    ),
+    "SL103 a key the rows are clustered by": (
+        f"SELECT k, p, count(*) AS n FROM (SELECT * FROM {DB}.source WHERE p = 'a' DISTRIBUTE BY p) e GROUP BY k, p",
+        "SL103", Effect(adds=("Exchange", "HashAggregate")),  # a partial and a final aggregate
+        f"SELECT k, 'a' AS p, count(*) AS n FROM (SELECT * FROM {DB}.source WHERE p = 'a' DISTRIBUTE BY p) e GROUP BY k",
+    ),
+    # Fuzz seed 5103 (spark-airflow): without the constant first key the sorted top-k's order
+    # starts with the DISTINCT's column, which Spark then streams on.
+    "SL003 a key whose removal lets a DISTINCT above stream": (
+        f"SELECT DISTINCT w.v FROM (SELECT e.k, e.s, e.v FROM {DB}.events e WHERE e.s = 'a' "
+        "ORDER BY s, v NULLS FIRST, k LIMIT 10) w WHERE w.k = 2 ORDER BY v NULLS LAST",
+        "SL003", HASH_TO_SORT_AGGREGATE,
+        f"SELECT DISTINCT w.v FROM (SELECT e.k, e.s, e.v FROM {DB}.events e WHERE e.s = 'a' "
+        "ORDER BY v NULLS FIRST, k LIMIT 10) w WHERE w.k = 2 ORDER BY v NULLS LAST",
+    ),
+    "SL103 a key the rows are clustered by, sort aggregates": (
+        f"SELECT id, k, max(s) AS m FROM (SELECT * FROM {DB}.events WHERE k = 3 DISTRIBUTE BY k) e GROUP BY id, k",
+        "SL103", Effect(adds=("Exchange", "Sort", "SortAggregate")),
+        f"SELECT id, 3 AS k, max(s) AS m FROM (SELECT * FROM {DB}.events WHERE k = 3 DISTRIBUTE BY k) e GROUP BY id",
     ),
 }
 
 
-def operator_counts(spark, sql: str, adaptive: bool = False) -> Counter:
-    with settings(spark, {**SHUFFLED, "spark.sql.adaptive.enabled": str(adaptive).lower()}):
+def operator_counts(spark, sql: str, adaptive: bool = False, broadcast_below: str = "-1") -> Counter:
+    """Under `broadcast_below` (spark.sql.autoBroadcastJoinThreshold) -1, every join is a
+    sort-merge join."""
+    joins = {"spark.sql.autoBroadcastJoinThreshold": broadcast_below}
+    with settings(spark, {**SHUFFLED, "spark.sql.adaptive.enabled": str(adaptive).lower(), **joins}):
         names = [node.removeprefix("Shuffle") for node in oracle.physical_nodes(spark, sql)]
     return Counter(name for name in names if name in OPERATORS)
 
 
 @pytest.mark.parametrize("case", list(EFFECTS))
 def test_each_fix_familys_effect_is_what_spark_plans(spark, tables, repo, case):
-    query, code, predicted = EFFECTS[case]
+    query, code, predicted, *by_hand = EFFECTS[case]
     assert repo.effects(query)[code] == predicted
     fixed = repo.fixed(query)
+    if by_hand:
+        assert fixed == query  # withheld: the plan of the text it would have written
+        fixed, = by_hand
     assert fixed != query
     assert Effect.between(operator_counts(spark, query), operator_counts(spark, fixed)) == predicted
     assert Counter(oracle.rows(spark, fixed)) == Counter(oracle.rows(spark, query))
@@ -788,6 +871,59 @@ def test_a_window_key_whose_removal_would_add_an_exchange_is_not_dropped(spark, 
     clustered = query.replace("DISTRIBUTE BY p", "DISTRIBUTE BY k")  # then the key costs nothing
     assert repo.effects(clustered)["SL201"] == Effect()
     assert repo.fixed(clustered) == clustered.replace("PARTITION BY k, p", "PARTITION BY k")
+
+
+# Keys of a sort-merge join's rows (its equi-join keys, hash partitioned on either side), and
+# the text the withheld fix would have written, and what that text adds to the plan under a
+# sort-merge join and under a broadcast join.
+JOINED = f"{DB}.events e JOIN {DB}.small s ON e.k = s.k WHERE e.k = 3"
+REUSED_JOIN_PARTITIONING = {
+    "SL103": (
+        f"SELECT e.k, e.v, count(*) AS n FROM {JOINED} GROUP BY e.k, e.v",
+        f"SELECT 3 AS k, e.v, count(*) AS n FROM {JOINED} GROUP BY e.v",
+        Effect(adds=("Exchange", "HashAggregate")),  # a partial and a final aggregate
+        Effect(),
+    ),
+    "SL201": (
+        f"SELECT e.id, sum(e.v) OVER (PARTITION BY e.k, e.v) AS t FROM {JOINED}",
+        f"SELECT e.id, sum(e.v) OVER (PARTITION BY e.v) AS t FROM {JOINED}",
+        Effect(adds=("Exchange",)), Effect(),
+    ),
+    # A broadcast join keeps the partitioning of the side it streams (DISTRIBUTE BY p).
+    "SL103 over a broadcast join": (
+        f"SELECT e.k, e.p, count(*) AS n FROM (SELECT * FROM {DB}.source WHERE p = 'a' DISTRIBUTE BY p) e "
+        f"JOIN {DB}.small s ON e.id = s.id GROUP BY e.k, e.p",
+        f"SELECT e.k, 'a' AS p, count(*) AS n FROM (SELECT * FROM {DB}.source WHERE p = 'a' DISTRIBUTE BY p) e "
+        f"JOIN {DB}.small s ON e.id = s.id GROUP BY e.k",
+        Effect(), Effect(adds=("Exchange", "HashAggregate")),
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(REUSED_JOIN_PARTITIONING))
+def test_a_key_a_join_may_leave_its_rows_partitioned_by_is_not_dropped(spark, tables, repo, case):
+    """Spark picks a sort-merge join or a broadcast join from table sizes, which a lint cannot
+    know: under one the key spares an exchange, under the other it does not. The effect is not
+    known and the fix withheld, saying why."""
+    query, by_hand, sort_merge, broadcast = REUSED_JOIN_PARTITIONING[case]
+    code = case.split()[0]
+    path = repo.write(query)
+    [finding] = [f for f in check([path], load_config(repo.root / "sortlint.yml")).findings if f.code == code]
+    assert finding.effect is None
+    assert finding.fix.message.endswith(": " + spark_engine.JOIN_REUSE) and not finding.fix.edits
+    assert repo.fixed(query) == query
+    assert Effect.between(operator_counts(spark, query), operator_counts(spark, by_hand)) == sort_merge
+    default = oracle.conf_default(spark, "spark.sql.autoBroadcastJoinThreshold")
+    measured = [operator_counts(spark, sql, broadcast_below=default) for sql in (query, by_hand)]
+    assert Effect.between(*measured) == broadcast
+    assert Counter(oracle.rows(spark, by_hand)) == Counter(oracle.rows(spark, query))
+
+
+def test_after_an_exchange_above_the_join_its_keys_are_dropped(repo):
+    """Rows shuffled again (DISTRIBUTE BY) above the join keep none of its partitioning."""
+    query = f"SELECT k, v, count(*) AS n FROM (SELECT e.k, e.v FROM {JOINED} DISTRIBUTE BY v) j GROUP BY k, v"
+    assert repo.effects(query)["SL103"] == Effect()  # the aggregate reuses the DISTRIBUTE BY v
+    assert repo.fixed(query) != query
 
 
 def test_a_window_key_of_stacked_windows_is_not_dropped(spark, tables, repo):

@@ -13,8 +13,9 @@ ORDER BY's order; Spark's analyzer must accept the fixed text.
 
 The plan oracle then plans both texts with AQE off (`sortlint.integrations.spark.plan_effect`):
 a fix whose executed plan gains a Sort or an Exchange, or an object-hash or sort aggregate in
-place of a hash aggregate, is a failure (`{mode}-plan-worse`); and where every applied finding
-carries a predicted `effect`, their sum must be the measured difference (`{mode}-effect`).
+place of a hash aggregate, is a failure (`{mode}-plan-worse`); and where one finding's fix was
+applied and carries a predicted `effect`, it must be the measured difference (`{mode}-effect`;
+several fixes' effects need not add up, and are not compared).
 """
 
 from __future__ import annotations
@@ -210,10 +211,15 @@ class SparkHarness:
         predicted = [f.get("effect") for f in findings]
         if not findings or any(p is None for p in predicted):
             return None  # findings without a predicted effect: nothing to compare
+        if len(findings) > 1:
+            # One fix may change what Spark does with another's operators (seed 5102: a window
+            # key and the sort beneath it each save a sort alone, one together), and a built
+            # DAG's statements may be alternatives (the branches of an `if`, seed 5102): the
+            # predictions do not add up. Each finding's effect alone: tests/engines.
+            self.stats["effects not compared: several fixes"] += 1
+            return None
         self.stats["effects compared"] += 1
-        removes = Counter(o for p in predicted for o in p["removes"])
-        adds = Counter(o for p in predicted for o in p["adds"])
-        expected = Effect.between(removes, adds)  # the findings' sum, what one adds another removes
+        expected = Effect(tuple(predicted[0]["removes"]), tuple(predicted[0]["adds"]))
         if expected != measured:
             return failure("effect", f"predicted {expected.as_json()}, measured {measured.as_json()}")
         return None

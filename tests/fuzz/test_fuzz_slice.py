@@ -73,15 +73,7 @@ def _failures(report, cls: str) -> list[str]:
 
 
 # The classes that fail at these seeds today, with the issue that removes them.
-EXPECTED_FAILURES: dict[str, str] = {
-    "spark/safe-plan-worse": (
-        "issue 32, open: a safe fix of q000_037 (SELECT abs(s.n) AS e42, s.k ... FROM a join of "
-        "fz.t0 and fz.t1 ON a.id = b.id ... WHERE s.n IN (0, 1) AND s.k = '1' GROUP BY ...) "
-        "adds an Exchange to Spark's plan; the effect model predicts none. Likely a group key "
-        "dropped whose removal loses the join's hash partitioning the aggregate reused "
-        "(`regrouped` models the aggregate's order, not its distribution)"
-    ),
-}
+EXPECTED_FAILURES: dict[str, str] = {}
 SPARK_CLASSES = {kind: EXPECTED_FAILURES.get(f"spark/{kind}") for kind in NEVER if kind != "sl001-disproved"}
 DATAFUSION_CLASSES = {kind: EXPECTED_FAILURES.get(f"datafusion/{kind}")
                       for kind in ("sl001-disproved", "safe-unanalysable", "safe-error")}

@@ -519,6 +519,55 @@ async def test_an_edit_of_a_big_document_analyses_again_only_the_statements_it_t
         assert await shut_down(client) == 0
 
 
+async def test_edits_of_a_big_document_adding_or_removing_lines_or_a_noqa_move_the_rest(tmp_path):
+    """Statements whose messages cite no line (`BIG`'s cite their WHERE's) move with the
+    lines an edit adds or removes before them: they are taken from the check before."""
+    (tmp_path / "sortlint.yml").write_text(CATALOG)
+    lines = ["SELECT host, time FROM events ORDER BY time, host, time;\n"] * 6000
+    async with session(tmp_path) as client:
+        uri = open_document(client, tmp_path / "big.sql", DECLARED + "".join(lines))
+        first = await published(client, uri)
+        assert len(first) == 6001
+
+        change_document(client, uri, 2, "-- a line\n-- and another\n" + DECLARED + "".join(lines))  # all two lines down
+        assert await published(client, uri, 1) == [moved(diagnostic, 2) for diagnostic in first]
+
+        lines[2999] = lines[2999].replace(";", "; -- noqa: SL003")  # its finding silenced
+        del lines[10:12]  # two statements gone, the lines after them up two
+        change_document(client, uri, 3, "-- a line\n-- and another\n" + DECLARED + "".join(lines))
+        after = await published(client, uri, 2)
+        assert after == [moved(d, 2) for d in first[:11]] + [d for d in first[13:] if d.range.start.line != 3000]
+
+        # A statement before another on its line: the other's columns in UTF-16 move when
+        # a character beyond the BMP takes the place of one that is not.
+        lines[100] = "SELECT 'x'; " + lines[100]
+        change_document(client, uri, 4, "-- a line\n-- and another\n" + DECLARED + "".join(lines))
+        before_emoji = await published(client, uri, 3)
+        lines[100] = lines[100].replace("'x'", "'😀'")
+        change_document(client, uri, 5, "-- a line\n-- and another\n" + DECLARED + "".join(lines))
+        after_emoji = await published(client, uri, 4)
+        assert [d.range for d in before_emoji if d.range.start.line == 103] == [span(103, 63, 103, 67)]
+        assert [d.range for d in after_emoji if d.range.start.line == 103] == [span(103, 64, 103, 68)]
+        assert [d for d in after_emoji if d.range.start.line != 103] == [
+            d for d in before_emoji if d.range.start.line != 103
+        ]
+        assert checked(client) == [
+            "big.sql (version 1)",
+            *(f"big.sql (version {version}), the statements no edit touched taken from the check before"
+              for version in range(2, 6)),
+        ]
+        assert await shut_down(client) == 0
+
+
+def moved(diagnostic: types.Diagnostic, lines: int) -> types.Diagnostic:
+    start, end = diagnostic.range.start, diagnostic.range.end
+    return types.Diagnostic(
+        range=span(start.line + lines, start.character, end.line + lines, end.character),
+        message=diagnostic.message, severity=diagnostic.severity, code=diagnostic.code,
+        code_description=diagnostic.code_description, source=diagnostic.source,
+    )
+
+
 async def test_a_big_document_follows_a_view_another_document_defines(tmp_path):
     (tmp_path / "sortlint.yml").write_text(CATALOG)
     view = tmp_path / "v.sql"
@@ -566,6 +615,10 @@ EDITS = [  # what an edit does to the line it is made on (or nothing, where it c
     lambda line: line.replace("host = 'a'", "host = 'b'"),  # what the view's readers read
     lambda line: "SELECT 1; " + line,  # a statement added
     lambda line: line.replace("ORDER BY host, time", "ORDER BY time"),  # a finding gone
+    lambda line: "\n" + line,  # a line added: the lines after it move, the view's among them
+    lambda line: line.replace("\n", " "),  # a line removed: two lines one
+    lambda line: "",  # a statement and its line removed (the view, its reader)
+    lambda line: line.replace("-- c;", "-- noqa: SL003 c;"),  # a finding silenced
 ]
 
 

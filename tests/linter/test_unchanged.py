@@ -93,24 +93,72 @@ def test_statements_on_one_line_move_along_it(analysed_afresh):
     ]
 
 
-def test_a_statement_whose_lines_moved_is_analysed_again(analysed_afresh):
-    """Messages cite the lines of clauses before a statement (a view's WHERE), which a fix
-    that removes a line moves: what follows such an edit is analysed again."""
+def test_statements_whose_lines_moved_are_taken_unless_their_messages_cite_a_line(analysed_afresh):
+    """Messages cite the lines of clauses (a view's WHERE), which an edit that removes a line
+    before them moves: a statement whose messages cite one is analysed again; the others
+    after such an edit are taken, their findings moved up a line."""
     before = (
-        "CREATE VIEW day AS SELECT * FROM sales.orders WHERE status = 'PAID';\n"
         "SELECT order_id FROM sales.orders\nORDER BY order_id,\n  order_id;\n"
-        "SELECT order_date, amount FROM day ORDER BY order_date, amount;\n"
+        "CREATE VIEW day AS SELECT * FROM sales.orders WHERE status = 'PAID';\n"
+        "SELECT status, amount FROM day ORDER BY status, amount;\n"
+        "SELECT order_date, amount FROM sales.orders ORDER BY order_date, amount;\n"
     )
     after = before.replace("ORDER BY order_id,\n  order_id", "ORDER BY order_id")
 
     result, again = fixed_again(before, after, analysed_afresh)
 
     assert again == [
-        "CREATE VIEW day AS SELECT * FROM sales.orders WHERE status = 'PAID'",  # defines: always
         "SELECT order_id FROM sales.orders\nORDER BY order_id",
-        "SELECT order_date, amount FROM day ORDER BY order_date, amount",
+        "CREATE VIEW day AS SELECT * FROM sales.orders WHERE status = 'PAID'",  # defines: always
+        "SELECT status, amount FROM day ORDER BY status, amount",  # cites the view's line 4, now 3
     ]
-    assert [(f.line, f.code) for f in result.findings] == [(4, "SL003")]
+    assert [(f.line, f.column, f.end_line, f.end_column, f.message) for f in result.findings] == [
+        (4, 41, 4, 47, "sort key status is constant: WHERE orders.status = 'PAID' (line 3)"),
+        (5, 54, 5, 64, "sort key order_date is constant: declared constant order_date = '2024-01-01' "
+                       "of sales.orders (sortlint.yml:3)"),
+    ]
+
+
+def test_a_statement_added_or_removed_leaves_the_others_taken(analysed_afresh):
+    first = "SELECT amount FROM sales.orders ORDER BY amount, amount;\n"
+    rest = (
+        "CREATE VIEW day AS SELECT order_id, amount FROM sales.orders WHERE order_id = 7;\n"
+        "SELECT order_id, amount FROM day ORDER BY order_id, amount;\n"
+        "SELECT status FROM sales.orders ORDER BY status, status;\n"
+    )
+    added = "SELECT order_id FROM sales.orders ORDER BY order_id, order_id;\n\n"
+
+    result, again = fixed_again(first + rest, first + added + rest, analysed_afresh)
+    assert again == [
+        "SELECT order_id FROM sales.orders ORDER BY order_id, order_id",
+        "CREATE VIEW day AS SELECT order_id, amount FROM sales.orders WHERE order_id = 7",
+        "SELECT order_id, amount FROM day ORDER BY order_id, amount",  # cites the view's WHERE's line
+    ]
+    assert [(f.line, f.code, f.message) for f in result.findings][-2:] == [
+        (5, "SL003", "sort key order_id is constant: WHERE orders.order_id = 7 (line 4)"),
+        (6, "SL003", "sort key status repeats an earlier key"),
+    ]
+
+    _, again = fixed_again(first + added + rest, first + rest, analysed_afresh)
+    assert again == [
+        "CREATE VIEW day AS SELECT order_id, amount FROM sales.orders WHERE order_id = 7",
+        "SELECT order_id, amount FROM day ORDER BY order_id, amount",
+    ]
+
+
+def test_the_statements_after_a_view_removed_are_analysed_again(analysed_afresh):
+    view = "CREATE VIEW day AS SELECT order_id, amount FROM sales.orders WHERE order_id = 7;\n"
+    rest = (
+        "SELECT order_id, amount FROM day ORDER BY order_id, amount;\n"
+        "SELECT status FROM sales.orders ORDER BY status, status;\n"
+    )
+
+    _, again = fixed_again(view + rest, rest, analysed_afresh)
+
+    assert again == [
+        "SELECT order_id, amount FROM day ORDER BY order_id, amount",
+        "SELECT status FROM sales.orders ORDER BY status, status",
+    ]
 
 
 def test_the_readers_of_an_edited_view_are_analysed_again(analysed_afresh):

@@ -20,6 +20,7 @@ from itertools import pairwise
 import pytest
 
 from sortlint.ordering import UNORDERED, Expr, Properties, SortKey, SortOptions, SortProperty
+from sortlint.engines.datafusion import ARITHMETIC as DATAFUSION
 from sortlint.ordering.types import Arithmetic
 
 ASC_NULLS_FIRST = SortOptions(descending=False, nulls_first=True)
@@ -148,6 +149,8 @@ TABLE = [
     Entry("d + 3", "date", DATES, lambda v: v + timedelta(days=3)),
     Entry("date_add(d, 3)", "date", DATES, lambda v: v + timedelta(days=3)),
     Entry("date_sub(d, 3)", "date", DATES, lambda v: v - timedelta(days=3)),
+    Entry("atan(x)", "double", DOUBLES, math.atan),  # NaN stays NaN, infinities give ±pi/2
+    Entry("atan(a)", "int", INTS, math.atan),
 ]
 
 
@@ -316,10 +319,9 @@ def test_a_constant_operand_keeps_the_order():
 
 # --- arithmetic that wraps around -----------------------------------------------------
 
-# DataFusion's: Int64 literals, integer division, wrapping integers. Spark without ANSI mode:
-# Spark's literals, wrapping integers (and NULL for a decimal that does not fit).
-DATAFUSION = Arithmetic(integer_literals="bigint", fractional_literals="double", integer_division=True,
-                        overflow="wrap")
+# DATAFUSION is the engine's own: Int64 literals, integer division, wrapping integers,
+# floor/ceil in the operand's type. Spark without ANSI mode: Spark's literals, wrapping
+# integers (and NULL for a decimal that does not fit).
 SPARK_LEGACY = Arithmetic(overflow="wrap")
 INT_MAX, BIGINT_MAX = 2**31 - 1, 2**63 - 1
 
@@ -361,6 +363,53 @@ def wrapping_verdict(sql: str, column_type: str, arithmetic: Arithmetic) -> Sort
 )
 def test_arithmetic_keeps_order_only_where_it_cannot_wrap(sql, column_type, arithmetic, ordered):
     assert wrapping_verdict(sql, column_type, arithmetic).ordered is ordered
+
+
+@pytest.mark.parametrize("sql", ["floor(c)", "ceil(c)"])
+@pytest.mark.parametrize("column_type", ["double", "float", "int"])
+def test_datafusion_rounds_in_the_operand_type_and_keeps_nan(sql, column_type):
+    """DataFusion's floor/ceil of a float is a float of its type, NaN kept (an integer's is a
+    double): ordered like the operand, where Spark's (a bigint, NaN becoming 0) is not."""
+    assert wrapping_verdict(sql, column_type, DATAFUSION) == SortProperty(ASC_NULLS_FIRST)
+    props = Properties(types={Expr.column("c"): column_type}, arithmetic=DATAFUSION)
+    assert props.type_of(Expr.parse(sql)) == ("double" if column_type == "int" else column_type)
+    expected = SortProperty(ASC_NULLS_FIRST) if column_type == "int" else UNORDERED
+    assert wrapping_verdict(sql, column_type, Arithmetic()) == expected
+
+
+def test_datafusion_floor_and_ceil_keep_the_order_of_floats_on_the_datafusion_package():
+    """The values of the test above, computed by DataFusion: floor and ceil of doubles in
+    DataFusion's own ascending order (NaN above +inf, -0.0 below 0.0) come in that order."""
+    datafusion = pytest.importorskip("datafusion")
+    values = "(CAST('NaN' AS DOUBLE)), (CAST('-inf' AS DOUBLE)), (-1.5), (-0.5), (-0.0), (0.0), (0.5), (1.5), " \
+             "(CAST('inf' AS DOUBLE)), (NULL)"
+    ctx = datafusion.SessionContext()
+    ctx.sql(f"CREATE TABLE v AS SELECT column1 AS x FROM (VALUES {values})").collect()
+    for function in ("floor", "ceil"):
+        in_x_order = ctx.sql(f"SELECT {function}(x) AS r FROM v ORDER BY x ASC NULLS LAST").to_pylist()
+        own_order = ctx.sql(f"SELECT {function}(x) AS r FROM v ORDER BY r ASC NULLS LAST").to_pylist()
+        assert [str(row["r"]) for row in in_x_order] == [str(row["r"]) for row in own_order], function
+        assert str(in_x_order[-2]["r"]) == "nan"
+
+
+def test_datafusion_atan_never_reorders_doubles_on_the_datafusion_package():
+    """Spark's atan is Java's, semi-monotonic by its specification; DataFusion's is the C
+    library's, which promises nothing: its values over runs of adjacent doubles around the
+    points where fdlibm-style implementations switch formulas, in Float64 and Float32."""
+    datafusion = pytest.importorskip("datafusion")
+    pa = pytest.importorskip("pyarrow")
+    values = set()
+    for base in (1e-300, 1e-10, 0.1, 0.4375, 0.6875, 1.0, 1.1875, 2.4375, 1e8, 1e16, 1e300):
+        for x in (base, -base):
+            for _ in range(500):
+                values.add(x)
+                x = math.nextafter(x, math.inf)
+    ctx = datafusion.SessionContext()
+    for name, arrow_type in (("d", pa.float64()), ("f", pa.float32())):
+        batch = pa.record_batch({"x": pa.array(sorted(values), arrow_type)})
+        ctx.register_record_batches(name, [[batch]])
+        result = [row["y"] for row in ctx.sql(f"SELECT atan(x) AS y FROM {name} ORDER BY x").to_pylist()]
+        assert all(a <= b for a, b in pairwise(result)), name
 
 
 def test_the_wrapping_counterexamples():

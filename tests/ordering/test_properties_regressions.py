@@ -189,3 +189,24 @@ def test_an_expression_leading_two_orderings_in_two_directions_meets_either():
     assert props.satisfies([key("c1"), key("m", ASC_NULLS_LAST)])
     assert props.satisfies([key("c1"), key("m", SortOptions(descending=True, nulls_first=False))])
     assert not props.satisfies([key("c1"), key("m", DESC)])
+
+
+def test_an_ordering_goes_on_through_an_exact_image_of_its_key():
+    # monotonic_projection_test_001/003 (DataFusion's slt): [a, b] over an INT a, projected to
+    # CAST(a AS BIGINT) AS a_big. The cast keeps distinct values distinct, so rows with one
+    # a_big have one a and come ordered by b: [a_big, b] holds, with a or without it.
+    props = Properties(types={col("a"): "int", col("b"): "int"}).with_ordering([key("a"), key("b")])
+    cast = Expr.parse("CAST(a AS BIGINT)")
+    without_a = props.project([(cast, col("a_big")), (col("b"), col("b"))])
+    assert without_a.satisfies([key("a_big"), key("b")])
+    with_a = props.project([(col("a"), col("a")), (cast, col("a_big")), (col("b"), col("b"))])
+    assert with_a.satisfies([key("a_big"), key("b")]) and with_a.satisfies([key("a"), key("b")])
+
+
+def test_an_ordering_stops_after_a_cast_that_merges_values():
+    # CAST(bigint AS DOUBLE) rounds: a = 2^53 and a = 2^53 + 1 give one value, and rows
+    # (a=2^53+1, b=0) after (a=2^53, b=5) are ordered by [a, b], not by [CAST(a AS DOUBLE), b].
+    props = Properties(types={col("a"): "bigint", col("b"): "int"}).with_ordering([key("a"), key("b")])
+    rounded = props.project([(Expr.parse("CAST(a AS DOUBLE)"), col("d")), (col("b"), col("b"))])
+    assert rounded.satisfies([key("d")])
+    assert not rounded.satisfies([key("d"), key("b")])

@@ -68,7 +68,14 @@ def test_table_valued_functions_with_the_columns_their_alias_lists():
     ("sql", "reason"),
     [
         ("SELECT TRANSFORM(host) USING 'cat' AS (h) FROM events", "TRANSFORM ... USING"),
-        ("SELECT host, rank() OVER w FROM events WINDOW w AS (ORDER BY time)", "a named WINDOW"),
+        ("SELECT host, rank() OVER w FROM events", "a window named in no WINDOW clause of its SELECT"),
+        ("SELECT host, rank() OVER w FROM events WINDOW w AS (v), v AS (w)",
+         "the named WINDOW w: defined nowhere, or in a cycle"),
+        ("SELECT host, rank() OVER (w ORDER BY time) FROM events WINDOW w AS (ORDER BY host)",
+         "a named WINDOW whose PARTITION BY, ORDER BY or frame is written twice"),
+        ("SELECT sum(amount) OVER (w ORDER BY time) FROM events "
+         "WINDOW w AS (PARTITION BY host ROWS BETWEEN 1 PRECEDING AND CURRENT ROW)",
+         "a named WINDOW with a frame, extended"),
         ("WITH RECURSIVE r AS (SELECT 1 AS n UNION ALL SELECT n + 1 FROM r) SELECT * FROM r",
          "WITH RECURSIVE"),
         ("SELECT * FROM events e JOIN LATERAL (SELECT * FROM hosts h WHERE h.host = e.host) x",

@@ -68,6 +68,22 @@ def test_semi_and_anti_joins_show_only_their_left_side():
     assert statement.outputs == ("event_id", "host", "time", "level", "amount", "price")
 
 
+def test_right_semi_and_anti_joins_are_built_with_their_sides_swapped():
+    """`l RIGHT SEMI JOIN r` (DataFusion's SQL) returns r's rows: built as `r SEMI JOIN l`,
+    r first, and `*` reads r's columns (it was once built as a left semi join)."""
+    for written, kind in (("RIGHT SEMI JOIN", "semi"), ("RIGHT ANTI JOIN", "anti")):
+        statement = build(f"SELECT * FROM events e {written} hosts h ON e.host = h.host")
+        assert statement.outputs == ("host", "region", "owner"), written
+        assert plan(f"SELECT * FROM events e {written} hosts h ON e.host = h.host") == expected(f"""
+            Project [h.host AS host, h.region AS region, h.owner AS owner]
+              Join {kind} [h.host = e.host]
+                {HOSTS}
+                {EVENTS}
+        """)
+    using = first(build("SELECT host FROM events RIGHT SEMI JOIN hosts USING (host)").root, Join)
+    assert [(str(a), str(b)) for a, b in using.equalities] == [("hosts.host", "events.host")]
+
+
 def test_using_becomes_equalities_and_the_shared_column_reads_the_preserved_side():
     assert plan("SELECT host, region FROM events JOIN hosts USING (host)") == expected("""
         Project [events.host AS host, hosts.region AS region]

@@ -117,6 +117,28 @@ def test_all_window_functions_of_a_block_share_one_window_node():
     )
 
 
+def test_a_named_window_is_written_out_at_each_window_that_names_it():
+    statement = build("""
+        SELECT host,
+               row_number() OVER w AS rn,
+               sum(amount) OVER (w2 ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) AS running
+        FROM events
+        WINDOW w AS (PARTITION BY host ORDER BY time DESC), w2 AS (w)
+        ORDER BY rn
+    """)
+    assert render(statement.root) == expected(f"""
+        Sort ORDER BY [rn ASC NULLS FIRST]
+          Project [events.host AS host, ROW_NUMBER() OVER (PARTITION BY events.host ORDER BY events.time DESC) AS rn, SUM(events.amount) OVER (PARTITION BY events.host ORDER BY events.time DESC ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) AS running]
+            Window ROW_NUMBER() OVER (PARTITION BY events.host ORDER BY events.time DESC) (ranking), SUM(events.amount) OVER (PARTITION BY events.host ORDER BY events.time DESC ROWS BETWEEN 1 PRECEDING AND CURRENT ROW)
+              {EVENTS}
+    """)
+    first, second = statement.root.child.child.functions
+    # The keys are the WINDOW clause's: no span, so no fix edits a clause other windows share.
+    assert [k.span for k in (*first.partition_by, *first.order_by, *second.order_by)] == [None, None, None]
+    assert statement.unit.text[first.span.start:first.span.end] == "OVER w"
+    assert statement.outputs == ("host", "rn", "running")
+
+
 def test_a_window_over_an_aggregate_sits_above_it_and_reads_its_expressions():
     assert plan(
         "SELECT host, rank() OVER (ORDER BY count(*) DESC) AS r FROM events GROUP BY host"

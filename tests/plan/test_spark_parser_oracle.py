@@ -125,7 +125,8 @@ def spark_outline(parser, sql: str) -> tuple[list[str], tuple[str, ...] | None] 
     except Exception:  # py4j wraps Spark's ParseException
         return None
     text = plan.treeString()
-    relations = re.findall(r"Unresolved(?:Relation|Identifier) \[([^\]]*)\]", text)
+    # (`UnresolvedTable`: the table an ALTER TABLE or MSCK REPAIR names)
+    relations = re.findall(r"Unresolved(?:Relation|Identifier|Table) \[([^\]]*)\]", text)
     relations += re.findall(r"^'?CreateViewCommand `([^`]*)`", text)
     tables = sorted(".".join(p.strip().strip("`").lower() for p in r.split(",")) for r in relations)
     node = plan
@@ -201,7 +202,7 @@ def test_the_statements_of_the_examples(spark):
     result = check([root], load_config(root / "sortlint.yml"), plans=True)
     assert result.all_errors == []
     statements = [s.unit.text for f in result.files for s in f.statements if s.unit.kind in ("sql", "dbt_model")]
-    assert len(statements) == 53
+    assert len(statements) == 57
     assert disagreements(spark, statements) == []
 
 

@@ -9,7 +9,10 @@ import json
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 from sortlint.cli import main
+from sortlint.sources.sql import files
 
 BENCHMARK = Path(__file__).resolve().parents[2] / "benchmarks" / "big_statements.py"
 
@@ -49,8 +52,15 @@ def test_a_long_in_list(tmp_path, monkeypatch, capsys):
     assert Path("q.sql").read_text().endswith("'00019999') ORDER BY k, v;\n")
 
 
-def test_many_statements_on_one_line(tmp_path, monkeypatch, capsys):
+# Each test runs once as it is and once with the file tokenized in pieces of 2,000
+# characters, as a file of more than `files.PIECE` is (the full-size inputs are).
+PIECES = pytest.mark.parametrize("piece", [files.PIECE, 2_000])
+
+
+@PIECES
+def test_many_statements_on_one_line(tmp_path, monkeypatch, capsys, piece):
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(files, "PIECE", piece)
     Path("q.sql").write_text(ONE_LINE * 300 + "\n")
     found = findings(capsys, "q.sql")
     assert Counter(f["code"] for f in found) == {"SL002": 300}
@@ -59,8 +69,10 @@ def test_many_statements_on_one_line(tmp_path, monkeypatch, capsys):
     assert found[-1]["column"] == 104 + 299 * len(ONE_LINE)
 
 
-def test_a_file_of_many_fixes(tmp_path, monkeypatch, capsys):
+@PIECES
+def test_a_file_of_many_fixes(tmp_path, monkeypatch, capsys, piece):
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(files, "PIECE", piece)
     Path("q.sql").write_text(FIXABLE * 300)
     assert Counter(f["code"] for f in findings(capsys, "q.sql")) == {"SL002": 300, "SL003": 300}
     assert main(["check", "--fix", "q.sql"]) == 0

@@ -4,8 +4,11 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from catalogs import RULES_CATALOG
 
 from sortlint.cli import main
+from sortlint.config import load_config
+from sortlint.workspace.check import check
 
 
 def test_sort_feeding_a_join(codes):
@@ -346,3 +349,18 @@ def test_tie_breakers_follow_the_window_order_by_layout(fixed):
             FROM visits
         ) t
     """)
+
+
+def test_no_tie_breaking_fix_for_a_window_named_in_a_window_clause(tmp_path, monkeypatch):
+    """The tie-breaking fix appends keys to the window's ORDER BY; written in a WINDOW clause,
+    that ORDER BY serves every window naming it, so the finding comes without a fix."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "sortlint.yml").write_text(textwrap.dedent(RULES_CATALOG).format(target="spark"))
+    query = tmp_path / "query.sql"
+    query.write_text(
+        "SELECT host, row_number() OVER w AS rn\n"
+        "FROM (SELECT * FROM events ORDER BY time, latency_ms) s\n"
+        "WINDOW w AS (ORDER BY time)\n"
+    )
+    findings = check([query], load_config(start_paths=[query])).findings
+    assert [(f.code, f.line, f.fix) for f in findings] == [("SL002", 2, None)]

@@ -219,9 +219,10 @@ def test_an_edited_upstream_table_model_changes_what_its_readers_know_under_spar
     write(project, {"sortlint.yml": CATALOG.replace("datafusion", "spark")})
 
     def cited_as_a_table(lines: list[str]) -> list[str]:
-        # ... and, the keys being strings, SL103 has no fix: any_value would make Spark sort.
+        # ... and, the keys being strings, SL103 has no fix: any_value would make Spark sort;
+        # Spark's plan is the same without either key.
         return [line.replace("(models/staging/stg_events.sql:1)", "(line 1) in models/staging/stg_events.sql")
-                .replace("SL103 [*unsafe]", "SL103") for line in lines]
+                .replace("SL103 [*unsafe]", "SL103") + " (no runtime effect)" for line in lines]
 
     assert findings(project, capsys, *arguments) == cited_as_a_table(KIND_EMAIL)
     write(project, {"models/staging/stg_events.sql": STAGED.replace("kind = {{ wanted_kind() }}", "host = 'a'")})
@@ -483,9 +484,11 @@ def test_an_upstream_model_cached_from_another_folder_is_cited_from_this_one(tmp
     assert inside == sortlint_in(project / "models", "--no-cache", "marts/daily.sql")
     assert inside == "\n".join([
         "marts/daily.sql:3:10: SL103 group key kind is constant: WHERE events.kind = 'email' "
-        "(line 1) in staging/stg_events.sql (code outside this statement, which may change) [upstream]",
+        "(line 1) in staging/stg_events.sql (code outside this statement, which may change) [upstream] "
+        "(no runtime effect)",
         "marts/daily.sql:4:10: SL003 [*unsafe] sort key kind is constant: WHERE events.kind = 'email' "
-        "(line 1) in staging/stg_events.sql (code outside this statement, which may change) [upstream]",
+        "(line 1) in staging/stg_events.sql (code outside this statement, which may change) [upstream] "
+        "(no runtime effect)",
         "Found 2 findings in 1 file.",
         "",
     ])
@@ -508,7 +511,7 @@ def test_a_declaration_cached_from_another_folder_is_cited_from_this_one(tmp_pat
     assert inside == sortlint_in(project, "--no-cache", checked)
     assert inside == (
         f"{checked}:3:14: SL103 group key kind is determined by the earlier keys: "
-        "declared unique key (id) of raw.events (sortlint.yml:3) [declared]\n"
+        "declared unique key (id) of raw.events (sortlint.yml:3) [declared] (no runtime effect)\n"
         "Found 1 finding in 1 file.\n"
     )
 
@@ -683,3 +686,51 @@ def test_an_unsaved_buffer_of_what_a_file_reads_counts_over_its_cached_record(tm
     with standing_in(unsaved):
         assert findings(tmp_path, capsys) == []
     assert findings(tmp_path, capsys) == saved
+
+
+def renderings(root: Path) -> set[str]:
+    return {p.name for p in (root / "cache" / "dbt-renderings").glob("*.pickle")}
+
+
+def test_a_new_model_renders_itself_and_reads_the_records_of_the_rest(project, capsys):
+    # a model's results are kept by the models its rendering resolves, not by every model
+    # of the project: adding one leaves the others' renderings and records standing
+    assert findings(project, capsys) == KIND_EMAIL
+    before, kept = renderings(project), set(records(project))
+    write(project, {"models/marts/by_host.sql": "select host, kind from {{ ref('stg_events') }} order by kind, host\n"})
+    run(project, capsys, "models/marts/by_host.sql")
+    assert len(renderings(project) - before) == 1 and before <= renderings(project)
+    assert len(set(records(project)) - kept) == 1
+
+
+def test_a_model_added_under_a_name_a_model_refs_changes_that_models_findings(project, capsys):
+    write(project, {"models/marts/reader.sql": "select kind, host from {{ ref('emails') }} order by kind, host\n"})
+    assert findings(project, capsys) == KIND_EMAIL
+    # `ref('emails')` resolved to no model; now it is one, and read by its alias
+    write(project, {"models/staging/emails.sql": "{{ config(alias='only_emails') }}\n" + STAGED})
+    assert findings(project, capsys) == sorted(KIND_EMAIL + [
+        "models/marts/reader.sql:1:53: SL003 [*unsafe] sort key kind is constant: WHERE events.kind = 'email' "
+        "(models/staging/emails.sql:2) (code outside this statement, which may change) [upstream]",
+    ])
+
+
+def test_a_config_an_upstream_model_sets_changes_how_its_readers_read_it(project, capsys):
+    assert findings(project, capsys) == KIND_EMAIL
+    write(project, {"models/marts/other.sql": "select 1 as one\n"})  # a model more: its readers stand
+    assert findings(project, capsys) == KIND_EMAIL
+    # its readers now name it by its alias: a reader rendered before would read a table no
+    # model defines any more, and find nothing
+    write(project, {"models/staging/stg_events.sql": "{{ config(alias='events_by_kind') }}\n" + STAGED})
+    assert findings(project, capsys) == [line.replace("stg_events.sql:1", "stg_events.sql:2") for line in KIND_EMAIL]
+
+
+def test_a_model_reading_the_graph_is_rendered_again_when_any_model_is_added(project, capsys):
+    counted = ("select kind, host, {{ graph.nodes | length }} as models from {{ ref('stg_events') }} "
+               "order by kind, host\n")
+    write(project, {"models/marts/daily.sql": counted})
+    first = findings(project, capsys)
+    write(project, {"models/marts/other.sql": "select 1 as one\n"})
+    before = renderings(project)
+    assert findings(project, capsys) == first
+    # the reader of `graph` and the new model: two renderings more
+    assert len(renderings(project) - before) == 2

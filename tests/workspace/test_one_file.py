@@ -55,7 +55,7 @@ def test_neither_the_number_of_jobs_nor_the_cache_changes_the_output(tmp_path):
         return done.returncode, done.stdout, done.stderr
 
     one = run("--no-cache", "--jobs", "1")
-    assert one[0] == 1 and "Found 40 findings" in one[1]
+    assert one[0] == 1 and "Found 42 findings" in one[1]
     assert run("--no-cache") == one
     assert run("--no-cache", "--jobs", "3") == one
     cache = ["--cache-dir", str(tmp_path / "cache")]

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from sortlint.config import Config, find_config
 from sortlint.errors import ConfigError, InternalError, UserError, each_error
 from sortlint.files import recording_inputs, standing_in, unchanged_inputs
+from sortlint.integrations.lsp.changes import Changes
 from sortlint.linter.results import FileAnalysis, Kept
 from sortlint.sources.registry import SUFFIXES
 from sortlint.store import Store
@@ -57,6 +58,9 @@ class ProjectCheck:
     messages: list[str] = field(default_factory=list)  # what no file shows: notes, skipped documents, cache problems
     warnings: list[str] = field(default_factory=list)  # what the configuration should correct
     incremental: bool = False  # the statements no edit touched were taken from the check before
+    # A big document's findings, as changes to those its worker sent before (its analysis
+    # then has none): see `changes`.
+    changes: Changes | None = None
 
     def add_errors(self, errors: Sequence[UserError]) -> None:
         for error in errors:

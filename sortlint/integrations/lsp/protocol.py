@@ -55,11 +55,12 @@ def position(lines: Sequence[str], codec: PositionCodec, line: int, column: int)
     return codec.position_to_client_units(lines, types.Position(line=line - 1, character=column - 1))
 
 
-def finding_diagnostic(finding: Finding, lines: Sequence[str], codec: PositionCodec) -> types.Diagnostic:
+def finding_diagnostic(finding: Finding, lines: Sequence[str], codec: PositionCodec, down: int = 0) -> types.Diagnostic:
+    """The finding's diagnostic, `down` lines below the finding's own lines (see `reused`)."""
     return types.Diagnostic(
         range=types.Range(
-            start=position(lines, codec, finding.line, finding.column),
-            end=position(lines, codec, finding.end_line, finding.end_column),
+            start=position(lines, codec, finding.line + down, finding.column),
+            end=position(lines, codec, finding.end_line + down, finding.end_column),
         ),
         message=finding.message,
         severity=types.DiagnosticSeverity.Warning,
@@ -67,6 +68,36 @@ def finding_diagnostic(finding: Finding, lines: Sequence[str], codec: PositionCo
         code_description=types.CodeDescription(href=rule_url(finding.name)),
         source=SOURCE,
     )
+
+
+# A finding as shown: the finding, its diagnostic, and how many lines below the finding's
+# own lines the diagnostic is (a big document's findings moved by an edit keep the finding
+# the worker sent before: see `changes`).
+Shown = tuple[Finding, types.Diagnostic, int]
+
+
+def shown(finding: Finding, lines: Lines, codec: PositionCodec) -> Shown:
+    return finding, finding_diagnostic(finding, lines, codec), 0
+
+
+def reused(earlier: Shown, down: int, lines: Lines, codec: PositionCodec) -> Shown:
+    """A finding shown before, now `down` lines further down in the text of `lines`: its
+    diagnostic moved, when its columns are still right - counted in characters, on lines of
+    ASCII before and now (a character beyond the BMP, typed or deleted before it on its line,
+    moves it in UTF-16 units) - else made again."""
+    finding, diagnostic, was_down = earlier
+    below = was_down + down
+    first, last = finding.line - 1 + below, finding.end_line - 1 + below
+    start, end = diagnostic.range.start, diagnostic.range.end
+    if (
+        0 <= first <= last < len(lines) and lines.ascii(first) and lines.ascii(last)
+        and start.character == min(finding.column - 1, len(lines[first]))
+        and end.character == min(finding.end_column - 1, len(lines[last]))
+    ):
+        if down:  # the diagnostic of before is published no more: moved where it stands
+            start.line, end.line = first, last
+        return finding, diagnostic, below
+    return finding, finding_diagnostic(finding, lines, codec, below), below
 
 
 def error_diagnostic(error: UserError, lines: Sequence[str], codec: PositionCodec) -> types.Diagnostic:
@@ -83,9 +114,10 @@ def error_diagnostic(error: UserError, lines: Sequence[str], codec: PositionCode
 
 
 def fix_action(
-    finding: Finding, diagnostic: types.Diagnostic, uri: str, lines: Sequence[str], codec: PositionCodec
+    finding: Finding, diagnostic: types.Diagnostic, uri: str, lines: Sequence[str], codec: PositionCodec, down: int = 0
 ) -> types.CodeAction | None:
-    """The quick fix of a finding, when its fix has edits (a fix only shown has none)."""
+    """The quick fix of a finding, when its fix has edits (a fix only shown has none); its
+    edits `down` lines below their own lines, as its diagnostic is."""
     fix = finding.fix
     if fix is None or not fix.edits or fix.applicability < Applicability.UNSAFE:
         return None
@@ -93,8 +125,8 @@ def fix_action(
     edits = [
         types.TextEdit(
             range=types.Range(
-                start=position(lines, codec, edit.line, edit.column),
-                end=position(lines, codec, edit.end_line, edit.end_column),
+                start=position(lines, codec, edit.line + down, edit.column),
+                end=position(lines, codec, edit.end_line + down, edit.end_column),
             ),
             new_text=edit.content,
         )

@@ -21,12 +21,13 @@ the protocol says.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
 import os
 import sys
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -45,6 +46,7 @@ from sortlint.collector import collector_paused
 from sortlint.config.citations import shown_path
 from sortlint.diagnostics import Applicability, Finding
 from sortlint.integrations.lsp import jobs, protocol
+from sortlint.integrations.lsp.changes import changes
 from sortlint.integrations.lsp.checking import (
     Earlier,
     ProjectCheck,
@@ -71,7 +73,7 @@ class Shown:
     diagnostics (what its quick fixes are made from)."""
 
     text: str
-    findings: tuple[tuple[Finding, types.Diagnostic], ...]
+    findings: tuple[protocol.Shown, ...]
 
 
 class Refusal(JsonRpcException):
@@ -111,6 +113,10 @@ class SortlintServer(LanguageServer):
         self.elsewhere: dict[Path | None, set[str]] = {}  # by project: other files' URIs given errors
         self.said: set[str] = set()  # messages logged once
         self.workers: dict[Path, jobs.Worker] = {}  # by big document: the process that checks it
+        # By big document: the number of the last answer of its worker taken in, and its
+        # findings as shown (what the next answer's changes apply to: see `changes`).
+        self.received: dict[Path, tuple[int, tuple[protocol.Shown, ...]]] = {}
+        self.numbers = itertools.count(1)
         self.shut_down = False
 
     def schedule(self, uri: str, delay: float, edited: bool) -> None:
@@ -180,16 +186,23 @@ class SortlintServer(LanguageServer):
             worker = self.workers.get(path)
             if worker is None:
                 worker = self.workers[path] = jobs.Worker(partial(_check_big, self.settings))
-            found = await worker.ask((path, project, self.buffers()))
+            number, base = next(self.numbers), self.received.get(path)
+            found = await worker.ask((path, project, self.buffers(), number, base[0] if base is not None else None))
+            with collector_paused():
+                findings = self._findings(text, found, path, base[1] if base is not None else ())
+            if self.workers.get(path) is worker:  # not closed meanwhile
+                self.received[path] = (number, findings)
         else:
+            self.received.pop(path, None)
             found = await jobs.run(check_documents, [path], project, self.buffers(), self.settings)
+            findings = self._findings(text, found, path, ())
         self.window_log_message(types.LogMessageParams(type=types.MessageType.Log, message=(
             f"checked {shown_path(path)} (version {version}) in {time.perf_counter() - started:.2f} s"
             + (", the statements no edit touched taken from the check before" if found.incremental else "")
         )))
         if document.source == text and self.open_files().get(path) is document:
             with collector_paused():
-                self._show(document.uri, text, version, found, path)
+                self._show(document.uri, text, version, found, path, findings)
         self._show_elsewhere(project, found)
         self._say(found)
 
@@ -228,18 +241,33 @@ class SortlintServer(LanguageServer):
     def buffers(self) -> dict[Path, str]:
         return {path: document.source for path, document in self.open_files().items()}
 
-    def _show(self, uri: str, text: str, version: int | None, found: ProjectCheck, path: Path) -> None:
+    def _findings(
+        self, text: str, found: ProjectCheck, path: Path, before: tuple[protocol.Shown, ...]
+    ) -> tuple[protocol.Shown, ...]:
+        """The document's findings as shown: those `found`, or - from a big document's
+        worker - `found.changes` applied to those `before` (the worker's last answer taken
+        in), their diagnostics moved rather than made again where they can be."""
         codec = self.workspace.position_codec
         lines = protocol.lines_of(text)
-        resolved = path.resolve()
-        analysis = found.files.get(resolved)
-        findings = tuple(
-            (finding, protocol.finding_diagnostic(finding, lines, codec))
-            for finding in (analysis.findings if analysis is not None else [])
+        changed = found.changes
+        if changed is None:
+            analysis = found.files.get(path.resolve())
+            return tuple(protocol.shown(finding, lines, codec) for finding in (analysis.findings if analysis else []))
+        return (
+            *(protocol.reused(earlier, 0, lines, codec) for earlier in before[: changed.kept]),
+            *(protocol.shown(finding, lines, codec) for finding in changed.middle),
+            *(protocol.reused(earlier, changed.down, lines, codec) for earlier in before[len(before) - changed.moved :]),
         )
-        errors = [protocol.error_diagnostic(error, lines, codec) for error in found.errors.get(resolved, [])]
+
+    def _show(
+        self, uri: str, text: str, version: int | None, found: ProjectCheck, path: Path,
+        findings: tuple[protocol.Shown, ...],
+    ) -> None:
+        codec = self.workspace.position_codec
+        lines = protocol.lines_of(text)
+        errors = [protocol.error_diagnostic(error, lines, codec) for error in found.errors.get(path.resolve(), [])]
         self.shown[uri] = Shown(text, findings)
-        diagnostics = [diagnostic for _, diagnostic in findings] + errors
+        diagnostics = [diagnostic for _, diagnostic, _ in findings] + errors
         self.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=version)
         )
@@ -294,10 +322,26 @@ def _path(uri: str) -> Path:
     return Path(to_fs_path(uri) or uri)
 
 
-def _check_big(settings: Settings, request: tuple[Path, Path | None, dict[Path, str]], earlier: Earlier | None):
-    """A big document's check, in its worker (`jobs.Worker`), which keeps `earlier`."""
-    document, project, buffers = request
-    return check_big_document(document, project, buffers, settings, earlier)
+def _check_big(
+    settings: Settings,
+    request: tuple[Path, Path | None, dict[Path, str], int, int | None],
+    state: tuple[Earlier | None, int, list[Finding]] | None,
+) -> tuple[ProjectCheck, tuple[Earlier | None, int, list[Finding]]]:
+    """A big document's check, in its worker (`jobs.Worker`), which keeps the analysis to
+    take from next time and the findings it sent: the answer numbered `number` sends them
+    as changes to those of the answer numbered `base`, when that is the last it sent (see
+    `changes`)."""
+    document, project, buffers, number, base = request
+    earlier, sent, findings_sent = state if state is not None else (None, 0, [])
+    found, earlier = check_big_document(document, project, buffers, settings, earlier)
+    resolved = document.resolve()
+    analysis = found.files.get(resolved)
+    findings = analysis.findings if analysis is not None else []
+    if base is not None and base == sent:
+        found.changes = changes(findings_sent, findings)
+        if analysis is not None:
+            found.files[resolved] = replace(analysis, findings=[])
+    return found, (earlier, number, findings)
 
 
 def build(settings: Settings) -> SortlintServer:
@@ -335,6 +379,7 @@ def build(settings: Settings) -> SortlintServer:
     async def closed(ls: SortlintServer, params: types.DidCloseTextDocumentParams) -> None:
         uri = params.text_document.uri
         ls.shown.pop(uri, None)
+        ls.received.pop(_path(uri), None)
         worker = ls.workers.pop(_path(uri), None)
         if worker is not None:
             worker.end()
@@ -357,12 +402,12 @@ def build(settings: Settings) -> SortlintServer:
         actions = []
         if protocol.wanted(types.CodeActionKind.QuickFix, only):
             lines = protocol.lines_of(shown.text)
-            for finding, diagnostic in shown.findings:
+            for finding, diagnostic, down in shown.findings:
                 if protocol.overlaps(diagnostic.range, params.range):
-                    action = protocol.fix_action(finding, diagnostic, uri, lines, ls.workspace.position_codec)
+                    action = protocol.fix_action(finding, diagnostic, uri, lines, ls.workspace.position_codec, down)
                     if action is not None:
                         actions.append(action)
-        safe = [f for f, _ in shown.findings if f.fix is not None and f.fix.edits and f.fix.applicability is Applicability.SAFE]
+        safe = [f for f, _, _ in shown.findings if f.fix is not None and f.fix.edits and f.fix.applicability is Applicability.SAFE]
         if protocol.wanted(protocol.FIX_ALL, only) and safe:
             fix_all = types.CodeAction(title=protocol.FIX_ALL_TITLE, kind=protocol.FIX_ALL, data={"uri": uri})
             if not ls.resolves_edits():

@@ -309,7 +309,7 @@ def _discarded_by(consumer: n.Node | None, sort: n.Sort, context: Context) -> st
         return "a window, which shuffles and sorts its rows by its own keys"
     if isinstance(consumer, n.Write):
         fate = context.analysis.sort_fate(sort)
-        if fate is not None and fate.removed:
+        if fate is not None and fate.removed and not fate.keys_fold:
             return f"a write into {consumer.target}, which sorts the rows itself"
         return None
     if isinstance(consumer, n.Aggregate):

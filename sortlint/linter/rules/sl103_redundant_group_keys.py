@@ -59,7 +59,13 @@ reason (`[query]`) and its fix is safe.
 
 Effect on Spark: none, the aggregate hashes on one key less (a literal or a fixed-width
 `any_value` keeps its HashAggregate), except where the keys left are the order the rows come
-in: then the HashAggregate becomes a SortAggregate that streams (no sort added).
+in: then the HashAggregate becomes a SortAggregate that streams (no sort added). Where the
+rows come clustered by the key (`DISTRIBUTE BY p`, an aggregate or window beneath), or the key
+is a column of the aggregate's `DISTINCT`, Spark would shuffle once more without it: the
+fix is withheld, and the finding says so. Where the key is one of a join's equi-join keys
+beneath (with no exchange between), a sort-merge join's partitioning may be what spares the
+exchange, and whether Spark picks one depends on table sizes: no effect is predicted and the
+fix is withheld.
 """
 
 from __future__ import annotations
@@ -106,6 +112,9 @@ def _edits(node: n.Aggregate, verdicts: Sequence[KeyVerdict], index: int, contex
     """Drop the key; its output column keeps its name and position."""
     if all(v.redundant for v in verdicts[:index]) and all(v.redundant for v in verdicts[index + 1 :]):
         return None  # the last key standing: without it the aggregate has one group
+    keys = [k.expr for i, k in enumerate(node.keys) if i != index]
+    if context.target == "spark" and spark.regrouping_loses_join(node, keys, context.analysis):
+        raise FixWithheld(spark.JOIN_REUSE)
     kept = _kept_column(verdicts, index, node, context)
     edits = context.fixes.drop_group_key(context, node, index, kept)
     key_type = _key_type(node, index, context)

@@ -24,12 +24,17 @@ upstream dbt model, a table another statement wrote).
 Effect on Spark: usually none (the same exchange, sort and window, by fewer keys). Where the
 rows come clustered by the partition keys (`DISTRIBUTE BY p`) and dropping one of them would
 make Spark shuffle them again, the effect adds an exchange and the fix is withheld: the
-finding says why. None is predicted for a window of several specifications or functions
-(dropping a key may merge two of them). A window that reads or feeds another window (through
+finding says why. A partition key that is one of a join's equi-join keys beneath is kept
+too, with no effect predicted: under a sort-merge join (Spark picks one from table sizes)
+the window reuses the join's partitioning, and without the key shuffles again. None is
+predicted for a window of several specifications or functions (dropping a key may merge two
+of them). A window that reads or feeds another window (through
 renames and filters) whose specification is written elsewhere gets no fix on Spark: Spark
 runs two adjacent windows of one specification as one (`CollapseWindow`), and a key dropped
 from one of them alone splits them - a Window and a Sort more, measured. Windows of one
-PySpark `Window` object are one text, which the fix edits for all of them.
+PySpark `Window` object are one text, which the fix edits for all of them. A key of a named
+`WINDOW w AS (...)` clause is reported at each `OVER w` that names it, with no fix: the
+clause serves every window naming it.
 """
 
 from __future__ import annotations
@@ -61,7 +66,10 @@ def check(node: n.Window, context: Context) -> Iterator[Finding]:
         verdicts = props.normalize(keys)
         partition_count = len(function.partition_by)
         for index, (clause, verdict) in enumerate(zip(clauses, verdicts)):
-            if not verdict.redundant:
+            # A key of a named WINDOW clause has no span at this window: reported where
+            # the window names it.
+            span = clause.span or function.span
+            if not verdict.redundant or span is None:
                 continue
             in_order_by = index >= partition_count
             what = "window order key" if in_order_by else "partition key"
@@ -70,7 +78,7 @@ def check(node: n.Window, context: Context) -> Iterator[Finding]:
                 message = f"{what} {texts[index]} is a partition key: constant inside each partition"
             effect = context.spark_effect(partial(spark.window_rekeyed, node, function, index))
             fix = _fix(node, function, index, context, verdict.evidence, effect)
-            yield context.finding(CODE, NAME, clause.span, message, verdict.evidence, fix, effect)
+            yield context.finding(CODE, NAME, span, message, verdict.evidence, fix, effect)
 
 
 def _repeats_a_partition_key(verdicts, index: int, partition_count: int) -> bool:
@@ -92,4 +100,6 @@ def _edits(window: n.Window, function: n.WindowFunction, index: int, context: Co
     if context.target == "spark" and spark.stacked(window, context.analysis):
         raise FixWithheld("the window reads or feeds another window, which Spark may run as one with it; "
                           "a key dropped from one of them alone would split them (a window and a sort more)")
+    if context.target == "spark" and spark.rekeying_loses_join(window, function, index, context.analysis):
+        raise FixWithheld(spark.JOIN_REUSE)
     return context.fixes.drop_window_key(context, window, function, index)

@@ -31,6 +31,7 @@ from sortlint.sources.python.strings import (
     is_bytes,
     is_string,
 )
+from sortlint.sources.python.syntax import check_syntax
 from sortlint.sources.sql.files import embedded_units, run_elsewhere
 from sortlint.sources.sql.preparation import written_names
 from sortlint.sources.sql.placeholders import FormatSource, field_placeholder
@@ -164,6 +165,9 @@ class DagModule(Evaluator):
         try:
             module = cst.parse_module(raw)
         except cst.ParserSyntaxError as error:
+            # Python's own message and line where it refuses the file too: libcst's tokenizer
+            # errors carry no position (an unterminated string is "line 1").
+            check_syntax(path, raw)
             raise UserError(f"cannot parse Python: {error.message}", path, error.raw_line) from None
         wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
         return cls(path, raw, module, SourceSpans(wrapper, raw), sql_arguments)

@@ -20,6 +20,9 @@ dbt renders a model with much more than `ref` and `var` (those are in
   model whose rendering asked is marked (`Scope.queried`), and its findings say so.
 * **Filters** `as_bool`, `as_native`, `as_number`, `as_text` do what dbt's do when it renders
   SQL text: nothing.
+* **`ref.config`** is the run's configuration as far as the project's files say it (names
+  and versions of the project and what it depends on, `RuntimeConfig`); **`set()`** keeps
+  its items in the order they came, as sortlint's dbt process makes dbt's do.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ import datetime
 import itertools
 import re
 import warnings
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, MutableSet
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from importlib import metadata, resources
@@ -255,6 +258,7 @@ class Scope:
         self.base = base
         self.queried: list[str] = []  # what the rendering asked the database
         self._modules: dict[Path, Any] = {}
+        self._visible: dict[str, dict[str, MacroProxy]] = {}
 
     def find(self, package: str, name: str) -> MacroProxy | None:
         file = self.macros.packages.get(package, {}).get(name)
@@ -272,12 +276,16 @@ class Scope:
         return self._modules[file.path]
 
     def visible(self, package: str) -> dict[str, MacroProxy]:
-        """The macros a macro of `package` (or a model of the root) calls unqualified."""
-        names: dict[str, MacroProxy] = {}
-        for layer in dict.fromkeys((INTERNAL, self.macros.root, package)):
-            for name, file in self.macros.packages.get(layer, {}).items():
-                names[name] = MacroProxy(self, file, name)
-        return names
+        """The macros a macro of `package` (or a model of the root) calls unqualified. Made
+        once per package and rendering (its callers only read it): every macro module and
+        every `adapter.dispatch` asks, and dbt's own macros alone are hundreds."""
+        if package not in self._visible:
+            names: dict[str, MacroProxy] = {}
+            for layer in dict.fromkeys((INTERNAL, self.macros.root, package)):
+                for name, file in self.macros.packages.get(layer, {}).items():
+                    names[name] = MacroProxy(self, file, name)
+            self._visible[package] = names
+        return self._visible[package]
 
     def namespaces(self) -> dict[str, Namespace]:
         return {package: Namespace(self, package) for package in self.macros.packages}
@@ -317,6 +325,11 @@ class MacroProxy:
             return macro(*args, **kwargs)
         except MacroReturn as returned:
             return returned.value
+        except RecursionError:
+            # Python's stack ran out: said as the template's error, naming the innermost
+            # macro called by name (one of its own file's it calls directly is inside it).
+            raise RenderFailure(f"macro {self.file.package}.{self.name} recurses without end "
+                                f"(Python's stack ran out)") from None
 
     def __repr__(self) -> str:
         return f"<macro {self.file.package}.{self.name}>"
@@ -526,8 +539,10 @@ def context(
     """The names a model of `project` sees beyond `base` (its ref, var, this, config...),
     and the rendering's scope (what it asked the database)."""
     macros = library(project)
+    ref = Ref(base["ref"], runtime_config(project))
     base = {
         **base,
+        "ref": ref,
         "model": model_node(project, model, project.model_files[model]) if model in project.model_files else {},
         "return": _return,
         "exceptions": Exceptions(),
@@ -535,15 +550,15 @@ def context(
         "modules": {"datetime": datetime, "re": re, "itertools": itertools},
         "api": {"Relation": RelationFactory(), "Column": ColumnFactory()},
         "graph": graph,
-        "builtins": {"ref": base.get("ref"), "source": base.get("source"),
+        "builtins": {"ref": ref, "source": base.get("source"),
                      "config": base.get("config")},
         "invocation_id": "00000000-0000-0000-0000-000000000000",
         "run_started_at": datetime.datetime(2000, 1, 1, tzinfo=datetime.timezone.utc),
         "dbt_version": metadata_version(),
         "selected_resources": [],
         "print": lambda *args, **kwargs: "",
-        "set": set,
-        "set_strict": set,
+        "set": set_or_default,
+        "set_strict": InsertionOrderedSet,
         "zip": lambda *args, default=None: list(zip(*args)),
         "zip_strict": lambda *args: list(zip(*args, strict=True)),
         "tojson": _tojson,
@@ -556,6 +571,105 @@ def context(
     base.update(database_functions(scope))
     names = {**scope.globals_for(project.name)}
     return names, scope
+
+
+class Ref:
+    """dbt's `ref`: a function that also carries the run's configuration, which macros read
+    as `builtins.ref.config` (the Tuva project's `get_runtime_config()`)."""
+
+    unsafe_callable = False
+    alters_data = False
+
+    def __init__(self, function: Callable[..., Any], config: RuntimeConfig) -> None:
+        self._function, self.config = function, config
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._function(*args, **kwargs)
+
+
+@dataclass(frozen=True)
+class RuntimeConfig:
+    """What dbt's runtime configuration tells a model about the projects of the run: the
+    root project's name and version, and every project it depends on (itself, its installed
+    packages and dbt's internal ones) by name. Anything else it holds is not known here: a
+    model asking for it does not render."""
+
+    project_name: str
+    version: Any
+    profile_name: str
+    target_name: str
+    dependencies: dict[str, RuntimeConfig] = field(default_factory=dict, hash=False)
+
+
+def runtime_config(project: Project) -> RuntimeConfig:
+    found: RuntimeConfig = project.derived("runtime config", lambda: _runtime_config(project))
+    return found
+
+
+def _runtime_config(project: Project) -> RuntimeConfig:
+    """The root project's configuration; its `dependencies` in dbt's order: the root, its
+    installed packages, then dbt's internal projects (the adapter's, dbt's global one)."""
+    roots = [project.root, *(paths[0].parent for paths in installed_packages(project).values() if paths)]
+    roots += reversed([directory.parent for directory in global_macro_directories()[0]])
+    dependencies: dict[str, RuntimeConfig] = {}
+    for root in roots:
+        data = _project_yaml(root)
+        name = data.get("name")
+        if isinstance(name, str) and name not in dependencies:
+            dependencies[name] = RuntimeConfig(name, data.get("version"), project.profile or project.name, "dev")
+    own = dependencies.get(project.name) or RuntimeConfig(project.name, None, project.profile or project.name, "dev")
+    return RuntimeConfig(own.project_name, own.version, own.profile_name, own.target_name, dependencies)
+
+
+class InsertionOrderedSet(MutableSet):
+    """dbt's `set()` and `set_strict()`: a set, iterated in the order its items were first
+    added. Python's own order follows string hashes, which change from one process to the
+    next: a model iterating a set would render differently on every run (dbt's rendering
+    too, which `sortlint.sources.dbt.worker` gives the same order)."""
+
+    def __init__(self, items: Iterable[Any] = ()) -> None:
+        self._items = dict.fromkeys(items)
+
+    def __contains__(self, item: object) -> bool:
+        return item in self._items
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def add(self, item: Any) -> None:
+        self._items[item] = None
+
+    def discard(self, item: Any) -> None:
+        self._items.pop(item, None)
+
+    def union(self, *others: Iterable[Any]) -> InsertionOrderedSet:
+        return InsertionOrderedSet(itertools.chain(self, *others))
+
+    def intersection(self, *others: Iterable[Any]) -> InsertionOrderedSet:
+        kept = [set(other) for other in others]
+        return InsertionOrderedSet(item for item in self if all(item in k for k in kept))
+
+    def difference(self, *others: Iterable[Any]) -> InsertionOrderedSet:
+        dropped = set(itertools.chain(*others))
+        return InsertionOrderedSet(item for item in self if item not in dropped)
+
+    def update(self, *others: Iterable[Any]) -> None:
+        for item in itertools.chain(*others):
+            self.add(item)
+
+    def __repr__(self) -> str:
+        return "{" + ", ".join(map(repr, self._items)) + "}" if self._items else "set()"
+
+
+def set_or_default(value: Iterable[Any], default: Any = None) -> InsertionOrderedSet | Any:
+    """dbt's `set()`: its default for a value that is no iterable of hashable items."""
+    try:
+        return InsertionOrderedSet(value)
+    except TypeError:
+        return default
 
 
 @lru_cache(maxsize=1)

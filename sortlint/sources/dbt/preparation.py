@@ -7,13 +7,21 @@ renders only that file and its upstream models, never the whole project.
 
 None of this renders a model: it reads `dbt_project.yml`, the property files and the
 literal arguments of each model's `config(...)`. With the persistent cache it is read once
-per content of the project: a project's *context* is a digest of everything a model's
+per content of the project: a project's *whole context* is a digest of everything a model's
 rendering may read beyond its own file - `dbt_project.yml`, the property files, macros,
 installed packages, seeds, every model's `config(...)` (an alias or a schema changes what
 `ref` renders), the environment variables the project's files name, the run's vars and
 renderer, the versions of sortlint, dbt and sqlglot, and dbt's `catalog.json` (column
-types, `project.column_types`). When dbt itself may render the project, every byte of every model counts too (dbt renders them all at once). The context
-keys what is kept here, and every result the cache keeps for the project's files.
+types, `project.column_types`). When dbt itself may render the project, every byte of every
+model counts too (dbt renders them all at once). The whole context keys what is kept here.
+
+A model's results (its rendering, its analysis) are kept by less, so that adding or editing
+one model leaves the others' results standing: the project's *context* (the whole context
+but the models), and the models its rendering resolved, each by what `ref` gives for it and
+its file (`model_context`) - or the whole context, when the rendering read dbt's `graph`,
+failed, or disabled the model. Which models a rendering resolves is learned by rendering it
+(kept, by the context and the text: `learn_dependencies`); before that, a glance at the
+text's `ref(...)` calls stands in, and a result is kept under the key its rendering proved.
 """
 
 from __future__ import annotations
@@ -22,7 +30,9 @@ import os
 import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sortlint.config import ColumnTypes, Config, Source, nodes
 from sortlint.errors import UserError
@@ -32,6 +42,9 @@ from sortlint.errors import UserError
 from sortlint.sources.dbt import project as dbt
 from sortlint.sources.frontend import JINJA_MARK, Preparation, Reading, dbt_folders_key, holds_dbt_project
 from sortlint.store import Store, digest, sortlint_digest
+
+if TYPE_CHECKING:
+    from sortlint.sources.dbt.rendering import Rendered
 from sortlint.units import Unit
 
 ENV_VAR = re.compile(r"""env_var\(\s*['"]([^'"]+)['"]""")
@@ -39,6 +52,7 @@ REF = re.compile(r"""\bref\(\s*['"]([^'"]+)['"]\s*(?:,\s*['"]([^'"]+)['"]\s*)?[,
 SCANS = "dbt-project"  # the store's namespace for what `_scan` learns of a project
 CONFIGS = "dbt-configs"  # and for the `config(...)` arguments of a project's models
 MACROS = "dbt-macros"  # and for the names each macro file defines
+DEPENDENCIES = "dbt-dependencies"  # and for the models each model's rendering resolved
 PROPERTIES = "dbt-properties"  # and for what each property file says
 
 
@@ -56,6 +70,67 @@ def template_units(path: Path, raw: str, reading: Reading) -> list[Unit] | None:
 def project_context_key(root: Path) -> tuple[str, Path]:
     """Where a run's `Reading.memo` holds a prepared project's context digest."""
     return ("dbt project context", root)
+
+
+def whole_context_key(root: Path) -> tuple[str, Path]:
+    """Where it holds the project's whole context (its models' configs included)."""
+    return ("dbt project whole context", root)
+
+
+def model_context(reading: Reading, project: dbt.Project, resolved: Path, raw: str) -> str:
+    """The digest of what a model's results depend on beyond its text and the run's
+    configuration: its project's context, and each model its rendering resolves (what
+    `ref` gives for it, and its file: a model added under a name that did not resolve
+    changes it) - every model, by the whole context, where the rendering depends on more."""
+    base = reading.memo[project_context_key(project.root)]
+    names, whole = _dependencies(reading, base, resolved, raw) or (_glanced(raw), False)
+    if whole:
+        return digest(base, reading.memo[whole_context_key(project.root)])
+    files = project.derived("model files", project.models)
+    return digest(base, [(name, str(project.ref(name)), str(files.get(name))) for name in sorted(names)])
+
+
+def learn_dependencies(
+    reading: Reading, project: dbt.Project, resolved: Path, raw: str, rendered: Rendered | None
+) -> None:
+    """What a model's rendering (None: a rendering that failed) resolved, for `model_context`:
+    the models it named in `ref`, and whether it depends on every model (it read `graph`,
+    failed, or disabled its model - the disabling parse names no refs)."""
+    base = reading.memo[project_context_key(project.root)]
+    if rendered is None:
+        found: tuple[tuple[str, ...], bool] = ((), True)
+    else:
+        found = (tuple(sorted(set(rendered.reads) | _glanced(raw))), rendered.graph or not rendered.enabled)
+    key = _dependencies_key(reading, base, resolved, raw)
+    if reading.memo.get(key) != found:
+        reading.memo[key] = found
+        if reading.store is not None:
+            reading.store.put(DEPENDENCIES, digest(*key[1:]), found)
+
+
+def _dependencies(reading: Reading, base: str, resolved: Path, raw: str) -> tuple[tuple[str, ...], bool] | None:
+    key = _dependencies_key(reading, base, resolved, raw)
+    if key not in reading.memo:
+        kept = reading.store.get(DEPENDENCIES, digest(*key[1:])) if reading.store is not None else None
+        reading.memo[key] = kept if isinstance(kept, tuple) else None
+    found: tuple[tuple[str, ...], bool] | None = reading.memo[key]
+    return found
+
+
+def _dependencies_key(reading: Reading, base: str, resolved: Path, raw: str) -> tuple[str, str, str, str, str]:
+    return ("dbt dependencies", base, str(resolved), raw, reading.config.dialect)
+
+
+def _glanced(raw: str) -> frozenset[str]:
+    return frozenset(package_model or model for model, package_model in REF.findall(raw))
+
+
+def file_context(reading: Reading, resolved: Path, raw: str) -> str | None:
+    """`Preparation.file_context`: a prepared project's model's `model_context`."""
+    project = dbt.projects_of(reading).of(resolved)
+    if project is None or project.model(resolved) is None or project_context_key(project.root) not in reading.memo:
+        return None
+    return model_context(reading, project, resolved, raw)
 
 
 @dataclass(frozen=True)
@@ -89,23 +164,24 @@ def prepare(files: Sequence[Path], reading: Reading) -> Preparation:
     macros = _KeptScans(MACROS, MACROS, dbt_context.macro_scans, reading.store)
     dbt_context.macro_scans_used.clear()
     for root in roots:
-        context = project_context(root, config, reading.store)
+        context, whole = project_context(root, config, reading.store)
         # adding a model or editing one property file composes that file again, not all
         properties = _KeptScans(PROPERTIES, digest(str(root)), dbt.property_scans, reading.store)
         dbt.property_scans_used.clear()
-        scan = _remembered_scan(projects, root, config, context, reading.store)
+        scan = _remembered_scan(projects, root, config, whole, reading.store)
         _require_dbt_rendering(scan.project, config)
         properties.save(dbt.property_scans_used)
         declared += scan.declarations
         learned += scan.column_types
         definers.update(scan.tables)
         contexts[root] = reading.memo[project_context_key(root)] = context
+        reading.memo[whole_context_key(root)] = whole
         upstream.update(referenced_models(scan.project))
         dbt_context.library(scan.project)  # every macro file's names, kept for the next run
     macros.save(dbt_context.macro_scans_used)
     config = config.with_sources(declared) if declared else config
     config = config.with_column_types(learned) if learned else config
-    return Preparation(config, definers, contexts, upstream)
+    return Preparation(config, definers, contexts, upstream, partial(file_context, reading))
 
 
 def _require_dbt_rendering(project: dbt.Project, config: Config) -> None:
@@ -163,8 +239,10 @@ def _scan(project: dbt.Project, config: Config) -> ProjectScan:
     return ProjectScan(project, declarations, tables, tuple(dbt.column_types(project, relations)))
 
 
-def project_context(root: Path, config: Config, store: Store | None) -> str:
-    """The digest of what a model's rendering and analysis may read beyond its own file."""
+def project_context(root: Path, config: Config, store: Store | None) -> tuple[str, str]:
+    """The digests of what a model's rendering and analysis may read beyond its own file:
+    the project's context (but its models, unless dbt renders them all at once) and its
+    whole context."""
     from sortlint.sources.dbt import compiled
 
     settings = _project_settings(root)
@@ -178,6 +256,7 @@ def project_context(root: Path, config: Config, store: Store | None) -> str:
     parts: list[object] = [sortlint_digest(), _versions(), config.target, config.dialect,
                            repr(config.dbt), compiled.renderer(config.dbt), whole]
     names: set[str] = set()
+    models: list[object] = []
     for path in compiled.project_inputs(root, output_paths):
         if config.path is not None and path == config.path.resolve():
             continue  # sortlint's own configuration renders nothing (and keys every result)
@@ -189,8 +268,10 @@ def project_context(root: Path, config: Config, store: Store | None) -> str:
         text = data.decode("utf-8", "replace")
         names.update(ENV_VAR.findall(text))
         is_model = path.suffix == ".sql" and any(path.is_relative_to(p) for p in model_paths)
-        parts.append(str(path.relative_to(root)))
-        parts.append(data if whole or not is_model else repr(dbt.config_lines(text)))
+        if whole or not is_model:
+            parts += [str(path.relative_to(root)), data]
+        else:
+            models += [str(path.relative_to(root)), repr(dbt.config_lines(text))]
     scans.save(dbt.config_scans_used)
     parts.append(sorted((name, os.environ.get(name)) for name in names | _dbt_variables()))
     if whole:
@@ -199,7 +280,8 @@ def project_context(root: Path, config: Config, store: Store | None) -> str:
             parts.append((Path(profiles) / "profiles.yml").read_bytes())
     # dbt's catalog (`dbt docs generate`) gives column types: every byte counts
     parts.append(_content(root / output_paths[0] / dbt.CATALOG_FILE))
-    return digest(*parts)
+    context = digest(*parts)
+    return context, digest(context, *models)
 
 
 def _content(path: Path) -> bytes | None:

@@ -802,9 +802,11 @@ def builtins(
     options: DbtOptions,
     reads: list,
     relations: Mapping[str, str] | None = None,
+    parsing: bool = False,
 ) -> dict:
     """The names dbt provides to a model's Jinja; `reads` collects the names of the
-    project's models it reads. `relations` are the project's models as dbt names them."""
+    project's models it reads. `relations` are the project's models as dbt names them.
+    `parsing`: as dbt parses a model (to learn its config), a var not set is None."""
     relations = relations or {}
     # Outside a dbt project `ref('m')` is plain `m`: there is no project to qualify it by.
     schema_of = project if project is not None else Project(Path("."), "", (), ())
@@ -828,6 +830,8 @@ def builtins(
             return value
         if default:
             return default[0]
+        if parsing:
+            return None
         raise RenderFailure(
             f"required var {variable!r} not found: set it under vars: in dbt_project.yml, "
             "give var() a default, or pass --var"

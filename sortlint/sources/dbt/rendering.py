@@ -25,9 +25,11 @@ import bisect
 import logging
 import re
 import traceback
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 from pathlib import Path
+from typing import Any
 
 from sqlglot.errors import TokenError
 
@@ -39,7 +41,7 @@ from sortlint.sources.dbt import budget
 from sortlint.sources.dbt import compiled as dbt_compiled
 from sortlint.sources.dbt import context as dbt_context
 from sortlint.sources.dbt import project as dbt
-from sortlint.sources.dbt.preparation import project_context_key
+from sortlint.sources.dbt.preparation import learn_dependencies, model_context, project_context_key
 from sortlint.plan.tokens import tokenize
 from sortlint.sources.frontend import JINJA_MARK, Reading
 from sortlint.store import digest
@@ -97,17 +99,30 @@ RENDERINGS = "dbt-renderings"  # the store's namespace for renderings
 def _kept_rendering(path: Path, raw: str, project: dbt.Project | None, reading: Reading) -> Rendered:
     """The file's rendering, from the persistent cache when the run has one and the file is
     a model of a prepared project: a rendering depends on the file, the project's context
-    (which `sources.dbt.preparation` digests, vars, renderer and versions included) and the
-    dialect only. A run renders a text once (the fixer analyses its file again)."""
-    context = reading.memo.get(project_context_key(project.root)) if project is not None else None
-    if reading.store is None or context is None:
+    (which `sources.dbt.preparation` digests, vars, renderer and versions included), the
+    models it resolved (`preparation.model_context`) and the dialect only. A run renders a
+    text once (the fixer analyses its file again)."""
+    prepared = project is not None and project_context_key(project.root) in reading.memo
+    if not prepared:
         return render_model(path, raw, project, reading.config)
-    key = digest(context, str(path), raw, reading.config.dialect)
-    kept = reading.store.get(RENDERINGS, key)
-    if isinstance(kept, Rendered):
-        return kept
-    rendered = render_model(path, raw, project, reading.config)
-    reading.store.put(RENDERINGS, key, rendered)
+    assert project is not None
+    resolved = path.resolve()
+    if reading.store is not None:
+        key = digest(model_context(reading, project, resolved, raw), str(path), raw, reading.config.dialect)
+        kept = reading.store.get(RENDERINGS, key)
+        if isinstance(kept, Rendered):
+            learn_dependencies(reading, project, resolved, raw, kept)
+            return kept
+    try:
+        rendered = render_model(path, raw, project, reading.config)
+    except UserError:
+        learn_dependencies(reading, project, resolved, raw, None)
+        raise
+    learn_dependencies(reading, project, resolved, raw, rendered)
+    if reading.store is not None:
+        # keyed by every model it resolved, now known (more than a glance at its text finds)
+        key = digest(model_context(reading, project, resolved, raw), str(path), raw, reading.config.dialect)
+        reading.store.put(RENDERINGS, key, rendered)
     return rendered
 
 
@@ -207,6 +222,7 @@ class Rendered:
     note: str | None = None  # what the user should know of how it was rendered (a fallback)
     enabled: bool = True  # false when its `config(enabled=...)` disables the model
     materialized: str | None = None  # a model's materialization, as its rendering decided it
+    graph: bool = False  # the template read dbt's `graph` (every model of the project)
 
     def with_raw_edits(self, old: str, new: str) -> Rendered | None:
         """The rendering of `new`, a copy of `old` (the raw text this rendering is of) with
@@ -282,19 +298,24 @@ def render(
     reads: list[str] = []
     context = dbt.builtins(project, model, dialect, options, reads, dict(relations))
     config_calls = context["config"]
-    scope = None
+    scope = graph = None
     if project is not None:
-        context, scope = dbt_context.context(project, context, dbt_context.graph(project), model)
+        graph = _Watched(dbt_context.graph(project))
+        context, scope = dbt_context.context(project, context, graph, model)
     templater = _templater()(override_context=context)
     fluff_config = _fluff_config()
     try:
         with budget.limited(options.render_timeout, options.render_max_bytes):
             templated, violations = _processed(templater, fluff_config, source, path)
+        if violations:
+            first = min(violations, key=lambda v: v.line_no or 0)
+            raise UserError(f"cannot render template: {_message(first)}", path, first.line_no or None)
     except budget.OverBudget as over:
         raise budget.error(over, path, options.render_timeout, options.render_max_bytes) from None
-    if violations:
-        first = min(violations, key=lambda v: v.line_no or 0)
-        raise UserError(f"cannot render template: {_message(first)}", path, first.line_no or None)
+    except UserError:
+        if model is not None and _disabled_when_parsed(source, project, model, dialect, options, relations):
+            return Rendered("", (), crlf=crlf, enabled=False)
+        raise
     slices = tuple(
         Slice(
             s.slice_type,
@@ -317,7 +338,50 @@ def render(
     materialized = settings.get("materialized", dbt.DEFAULT_MATERIALIZED)
     return Rendered(templated.templated_str, slices, tuple(reads), crlf, caveat=caveat,
                     enabled=dbt.is_enabled(config_calls.settings),
-                    materialized=materialized if isinstance(materialized, str) else None)
+                    materialized=materialized if isinstance(materialized, str) else None,
+                    graph=graph is not None and graph.read)
+
+
+class _Watched(Mapping):
+    """dbt's `graph` as one rendering sees it, telling whether it was read: a rendering that
+    read it depends on every model of the project (`preparation.model_context`)."""
+
+    def __init__(self, graph: Mapping[str, Any]) -> None:
+        self.graph, self.read = graph, False
+
+    def __getitem__(self, key: str) -> Any:
+        self.read = True
+        return self.graph[key]
+
+    def __iter__(self) -> Iterator[str]:
+        self.read = True
+        return iter(self.graph)
+
+    def __len__(self) -> int:
+        self.read = True
+        return len(self.graph)
+
+
+def _disabled_when_parsed(
+    source: str, project: dbt.Project | None, model: str, dialect: str, options: DbtOptions,
+    relations: tuple[tuple[str, str], ...],
+) -> bool:
+    """Whether dbt leaves out a model that does not render: dbt parses every model before
+    it compiles any, with each var not set as None, to learn its `config(...)`; a model
+    that parsing disables (`config(enabled=var('flag', false))`) is never compiled, so a
+    var its SQL needs but nobody set is no error of dbt's. Parsed here the same way."""
+    context = dbt.builtins(project, model, dialect, options, [], dict(relations), parsing=True)
+    config_calls = context["config"]
+    if project is not None:
+        context, _ = dbt_context.context(project, context, dbt_context.graph(project), model)
+    try:
+        with budget.limited(options.render_timeout, options.render_max_bytes):
+            _, _, render_func = _templater()(override_context=context).construct_render_func(
+                fname=None, config=_fluff_config())
+            render_func(source)
+    except Exception:  # noqa: BLE001  what parsing could not finish: the settings made before
+        pass
+    return not dbt.is_enabled(config_calls.settings)
 
 
 def _processed(templater, fluff_config, source: str, path: Path):
@@ -336,6 +400,9 @@ def _processed(templater, fluff_config, source: str, path: Path):
     except dbt.RenderFailure as error:
         line = _failing_line(templater, fluff_config, source)
         raise UserError(f"cannot render template: {error}", path, line) from None
+    except RecursionError:  # a template (not a macro, which names itself: context.MacroProxy)
+        raise UserError("cannot render template: Jinja recursion without end (Python's stack "
+                        "ran out)", path) from None
     except SQLFluffSkipFile as error:  # the tracer's rendering differs from the template's
         raise UserError(f"cannot render template: its rendering cannot be traced back to its "
                         f"text ({' '.join(str(error).split())})", path) from None

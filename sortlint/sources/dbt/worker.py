@@ -115,6 +115,7 @@ def compile_project(request: dict) -> dict:
         module.get_template = remembering_get_template
         module.render_template = budgeted_render_template
     _hide_secrets()
+    _ordered_sets()
     _without_hooks()
     if request.get("incremental"):
         _built_before(current, queried)
@@ -208,6 +209,34 @@ def _hide_secrets() -> None:
         seen.add(context)
         members = context.__dict__["_context_members_"]
         members["env_var"] = hiding(members["env_var"])
+        contexts += context.__subclasses__()
+
+
+def _ordered_sets() -> None:
+    """`set()` and `set_strict()` iterate in the order items were first added, as in the
+    built-in renderer (`sortlint.sources.dbt.context.InsertionOrderedSet`): Python's order
+    follows string hashes, which change from one process to the next, so a model iterating
+    a set would render differently on every dbt run (dbt Labs' project evaluator does)."""
+    import dbt.context.providers  # noqa: F401  (defines the contexts models and macros render in)
+    from dbt.context.base import BaseContext
+    from dbt.exceptions import SetStrictWrongTypeError
+
+    from sortlint.sources.dbt.context import InsertionOrderedSet, set_or_default
+
+    def set_strict(value):
+        try:
+            return InsertionOrderedSet(value)
+        except TypeError as error:
+            raise SetStrictWrongTypeError(error) from None
+
+    contexts, seen = [BaseContext], set()
+    while contexts:
+        context = contexts.pop()
+        if context in seen:
+            continue
+        seen.add(context)
+        members = context.__dict__["_context_members_"]
+        members["set"], members["set_strict"] = staticmethod(set_or_default), staticmethod(set_strict)
         contexts += context.__subclasses__()
 
 

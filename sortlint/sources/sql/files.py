@@ -6,9 +6,11 @@ or a comment never ends a statement. A unit's text runs from its first token to 
 comments and blank lines between statements belong to no unit and a file of comments only
 has none.
 
-The file is tokenized once: each unit carries its share of the file's tokens, re-based to
+A file is tokenized once: each unit carries its share of the file's tokens, re-based to
 its own text when the parser takes them (`_hand_over`), and the parser reads those instead of
-tokenizing again.
+tokenizing again. A big file (more than `PIECE` characters) is tokenized a piece at a time
+only to find its statements, which carry no tokens: holding a big file's tokens all at once
+cost more memory than anything else in a check.
 """
 
 from __future__ import annotations
@@ -122,6 +124,14 @@ def mapped_statements(path: Path, raw: str, mapped: MappedSql, dialect: str) -> 
     return units
 
 
+# A file longer than this many characters is tokenized a piece of about this size at a
+# time, and its statements carry no tokens (each is tokenized again when it is parsed): a
+# file's tokens take about 70 times its text (a 5 MB file's, 340 MiB), and its statements
+# are parsed one after another, by this process or a worker, so holding them all only
+# raised the peak. Smaller files keep their tokens: they are tokenized once.
+PIECE = 1 << 18
+
+
 def split_statements(path: Path, raw: str, dialect: str) -> list[Unit]:
     """One `Unit` per non-empty statement, its text exactly as in the file minus the `;`.
 
@@ -129,8 +139,38 @@ def split_statements(path: Path, raw: str, dialect: str) -> list[Unit]:
     them garbage, which its passes would go over again and again as they pile up (a sixth
     of splitting a 5 MB file)."""
     with collector_paused():
+        if len(raw) > PIECE:
+            return [Unit(path=path, text=raw[start:end], start=start, raw=raw) for start, end in _piecewise_bounds(path, raw, dialect)]
         tokens, elided = tokenize_file(path, raw, dialect)
         return _statement_units(path, raw, tokens, elided, dialect)
+
+
+def _piecewise_bounds(path: Path, raw: str, dialect: str) -> list[tuple[int, int]]:
+    """[start, end) of each statement of a big file, tokenized a piece at a time.
+
+    A piece starts at a `;` token of the file (the file's start first) and is cut about
+    `PIECE` characters on, wherever that falls; its tokens up to its last `;` that another
+    token follows are the file's own: the tokenizer read them and that `;` before it could
+    meet the cut, and a `;` leaves it in the state it starts in (the comments before a `;`
+    hang on the token before it). The next piece starts at that `;`, which is its first
+    token as it follows a `;` or the start in the file (a command after it reads the same).
+    A piece with no such `;` (a statement longer than a piece) or that cannot be tokenized
+    (cut inside a string or a comment, or the file's own error) ends the pieces: the rest of
+    the file is tokenized in one go."""
+    bounds: list[tuple[int, int]] = []
+    start = 0
+    while len(raw) - start > PIECE:
+        try:
+            tokens = tokenize(raw[start : start + PIECE], dialect)[0]
+        except TokenError:
+            break
+        last = next((i for i in range(len(tokens) - 2, 0, -1) if tokens[i].token_type is T.SEMICOLON), None)
+        if last is None:
+            break
+        bounds += [(start + first, start + end) for first, end in statement_bounds(tokens[:last])]
+        start += tokens[last].start
+    tokens = tokenize_file(path, raw, dialect, start)[0]
+    return bounds + [(start + first, start + end) for first, end in statement_bounds(tokens)]
 
 
 def _statement_units(path: Path, raw: str, tokens: list[Token], elided: tuple[Elision, ...], dialect: str) -> list[Unit]:
@@ -263,16 +303,17 @@ def _moved_unit(unit: Unit, raw: str, by: int) -> Unit:
     return Unit(path=unit.path, text=unit.text, start=unit.start + by, raw=raw)
 
 
-def tokenize_file(path: Path, raw: str, dialect: str) -> tuple[list[Token], tuple[Elision, ...]]:
-    """The file's tokens (see `sortlint.plan.tokens.tokenize`); a file the tokenizer cannot
-    read (an unterminated string, quoted name or comment) is the user's error, reported at
-    the line where the bad token begins."""
+def tokenize_file(path: Path, raw: str, dialect: str, start: int = 0) -> tuple[list[Token], tuple[Elision, ...]]:
+    """The tokens of the file from `start` on, a `;` token or the file's start (see
+    `sortlint.plan.tokens.tokenize`; offsets from `start`); a file the tokenizer cannot read
+    (an unterminated string, quoted name or comment) is the user's error, reported at the
+    line where the bad token begins."""
     try:
-        return tokenize(raw, dialect)
+        return tokenize(raw[start:] if start else raw, dialect)
     except TokenError as error:
         if from_recursion(error):
             raise
-        offset = failure_offset(raw, dialect)
+        offset = start + failure_offset(raw[start:] if start else raw, dialect)
         near = raw[offset : offset + 30].splitlines()[0] if offset < len(raw) else ""
         line, _ = raw_location(line_starts(raw), offset)
         raise UserError(f"cannot tokenize SQL near {near!r}", path, line) from None

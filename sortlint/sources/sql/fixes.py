@@ -84,6 +84,8 @@ class SqlFixes:
         only one), and alias an unaliased window column to the name Spark gave it before."""
         unit = context.unit
         items, span, position = function.key_list(index)
+        if any(item.span is None for item in items):
+            return None  # written in a WINDOW clause, which other windows may name too
         if len(items) == 1:
             if span is None:
                 return None
@@ -99,8 +101,8 @@ class SqlFixes:
         """Append `keys` to the window's ORDER BY (None when it has none: adding one would
         change the frame of an aggregate), and alias an unaliased window column to the name
         Spark gave it before."""
-        if not function.order_by:
-            return None
+        if not function.order_by or any(item.span is None for item in function.order_by):
+            return None  # none, or written in a WINDOW clause that other windows may name
         end = function.order_by[-1].span.end
         names = _keep_window_column_names(window, function, context)
         if names is None:

@@ -242,6 +242,30 @@ def test_a_value_read_at_run_time_stays_opaque(project):
     ]
 
 
+def test_a_format_field_reading_an_item_of_an_argument_leaves_the_text_unknown(project):
+    """`{config[level]}` is not followed: the formatted text is unknown, not guessed, and
+    the `ALTER` glued before it is still read."""
+    _, _, statements = run(project, '''
+        from airflow.providers.apache.hive.hooks.hive import HiveCliHook
+
+        config = {"level": "ERROR"}
+
+        def x_sql_task(ds):
+            return """
+            INSERT OVERWRITE TABLE dw.t PARTITION (pt='{pt}')
+            SELECT kind FROM ods.events WHERE kind = '{config[level]}' ORDER BY kind
+            """.format(pt=ds, config=config)
+
+        def run_task(ds, **kwargs):
+            HiveCliHook().run_cli("ALTER TABLE dw.t ADD IF NOT EXISTS PARTITION (pt='x');\\n" + x_sql_task(ds))
+    ''')
+    assert shapes(statements) == [
+        ("sql", "ALTER TABLE dw.t ADD IF NOT EXISTS PARTITION (pt='x')"),
+        ("opaque", "a part of sql= of HiveCliHook.run_cli, a call to x_sql_task(), is computed at run time: "
+                   "not analysed"),
+    ]
+
+
 def test_an_edit_never_runs_across_strings_joined_at_run_time():
     import libcst as cst
     from libcst.metadata import MetadataWrapper

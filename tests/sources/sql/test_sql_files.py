@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from sortlint.errors import UserError
+from sortlint.sources.sql import files
 from sortlint.sources.sql.files import split_statements
 
 PATH = Path("models/q.sql")
@@ -76,3 +77,39 @@ def test_a_tokenizer_error_is_the_users_error_with_file_and_line(raw, line, near
     assert caught.value.path == PATH
     assert caught.value.line == line
     assert near in caught.value.message
+
+
+# A file of every kind of gap between statements: semicolons in strings, quoted names and
+# comments, comments hung on a `;`, a command (whose rest the tokenizer reads as a string),
+# a multi-line string, CRLF, empty statements and long VALUES and IN lists.
+MIXED = "".join(
+    statement + gap
+    for statement, gap in zip(
+        [
+            "SELECT a, b FROM t ORDER BY a", "SELECT ';' AS `q;w`, \"x;y\"", "-- c ; d\nSELECT 1",
+            "/* a ; b */ SELECT 2 /* c */", "SET spark.x = 1", "ADD JAR 'x;y'",
+            "INSERT INTO t VALUES " + ", ".join(f"({i}, 'v')" for i in range(150)),
+            "SELECT * FROM t WHERE k IN (" + ", ".join(map(str, range(130))) + ")",
+            "SELECT 'multi\nline ; string'", "\r\nSELECT 3\r\n",
+        ] * 7,
+        ["; -- tail ; here\n", ";", ";;\n", " ;\r\n", ";/* x; */ ", "\n;\n", "; "] * 10,
+    )
+)
+
+
+@pytest.mark.parametrize("piece", [5, 40, 333, 4000])
+def test_a_big_file_split_in_pieces_gives_the_statements_of_the_whole(monkeypatch, piece):
+    whole = [(unit.start, unit.text) for unit in split_statements(PATH, MIXED, "spark")]
+    monkeypatch.setattr(files, "PIECE", piece)
+    units = split_statements(PATH, MIXED, "spark")
+    assert [(unit.start, unit.text) for unit in units] == whole
+    assert len(whole) == 70 and all(unit.tokens is None for unit in units)
+
+
+@pytest.mark.parametrize("piece", [5, 40, 4000])
+def test_a_tokenizer_error_after_pieces_is_at_its_line(monkeypatch, piece):
+    monkeypatch.setattr(files, "PIECE", piece)
+    with pytest.raises(UserError) as caught:
+        split_statements(PATH, MIXED + ";\nSELECT 'never closed\nFROM t", "spark")
+    assert caught.value.line == MIXED.count("\n") + 2
+    assert "'never closed" in caught.value.message
