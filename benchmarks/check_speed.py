@@ -6,6 +6,9 @@ bare sqlglot parse of the same files and with `sqlfluff lint --dialect sparksql`
 Each tool runs as its own process (interpreter start-up and imports included), so the
 figures are what a pre-commit hook or CI step pays. Peak memory is the child's maximum
 resident set size (for sortlint's default run, of the parent: each worker is a fork of it).
+CPU time is the child's user and system time (its workers' included), as the kernel reports
+it when the child exits: issue 31 sets the targets in CPU time, which a shared machine
+inflates far less than wall time.
 
 sortlint's default uses one process per CPU and sqlfluff's default one process, so both the
 default and `--jobs 1` are shown: the single-process figure is the like-for-like one. Both
@@ -48,8 +51,9 @@ for path in sys.argv[1:]:
 """
 
 
-def measure(command: list[str], cwd: Path) -> tuple[float, float]:
-    """Wall seconds and peak RSS in MiB of one run of `command`."""
+def measure(command: list[str], cwd: Path) -> tuple[float, float, float]:
+    """Wall seconds, CPU seconds (user and system) and peak RSS in MiB of one run of
+    `command`."""
     start = time.perf_counter()
     process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(process.pid, 0)
@@ -58,7 +62,7 @@ def measure(command: list[str], cwd: Path) -> tuple[float, float]:
     if code not in (0, 1):
         error = process.stderr.read().decode(errors="replace")[-2000:] if process.stderr else ""
         raise SystemExit(f"{command[0]} exited {code}:\n{error}")
-    return elapsed, usage.ru_maxrss / 1024
+    return elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
 def main() -> None:
@@ -86,7 +90,7 @@ def main() -> None:
             SORTLINT_WARM: warm,
         }
         # Rounds interleave the tools, so a slow spell of a shared machine hits them alike.
-        samples: dict[str, list[tuple[float, float]]] = {tool: [] for tool in tools}
+        samples: dict[str, list[tuple[float, float, float]]] = {tool: [] for tool in tools}
         for _ in range(args.runs):
             for tool, command in tools.items():
                 samples[tool].append(measure(command, work))
@@ -99,22 +103,30 @@ def main() -> None:
         f"{len(files)} files from {args.corpus} (python {sys.version.split()[0]}, {cpus} CPUs; "
         f"median and best of {args.runs} interleaved runs, sqlfluff once)\n"
     )
-    print(f"{'tool':<28}{'median s':>10}{'best s':>8}{'files/s':>9}{'ms/file':>9}{'peak MiB':>10}")
-    medians = {}
+    print(
+        f"{'tool':<28}{'median s':>10}{'best s':>8}{'files/s':>9}{'ms/file':>9}{'CPU s':>8}"
+        f"{'peak MiB':>10}"
+    )
+    medians, cpu = {}, {}
     for tool, runs in samples.items():
-        seconds = [s for s, _ in runs]
+        seconds = [s for s, _, _ in runs]
         median, best = statistics.median(seconds), min(seconds)
         medians[tool] = median
-        peak = max(m for _, m in runs)
+        cpu[tool] = statistics.median(c for _, c, _ in runs)
+        peak = max(m for _, _, m in runs)
         print(
             f"{tool:<28}{median:>10.2f}{best:>8.2f}{len(files) / median:>9.1f}"
-            f"{1000 * median / len(files):>9.1f}{peak:>10.0f}"
+            f"{1000 * median / len(files):>9.1f}{cpu[tool]:>8.2f}{peak:>10.0f}"
         )
     print()
-    targets = {SORTLINT: 1.5, SORTLINT_ONE: 2.0, SORTLINT_WARM: 0.6}
+    # Issue 31's targets are in CPU time; the parallel speed-up is held on large projects
+    # (benchmarks/project_scale.py), where the work dwarfs start-up, so it has none here.
+    targets = {SORTLINT_ONE: 2.5, SORTLINT_WARM: 0.6}
     for tool, target in targets.items():
-        print(f"{tool + ' / bare parse:':<40}{medians[tool] / medians[BARE]:.2f}x (target <= {target}x)")
-    print(f"{'--jobs 1 / default:':<40}{medians[SORTLINT_ONE] / medians[SORTLINT]:.2f}x (target >= 1.6x)")
+        print(f"{tool + ' / bare parse, CPU:':<50}{cpu[tool] / cpu[BARE]:.2f}x (target <= {target}x)")
+    print(f"{SORTLINT + ' / bare parse, CPU:':<50}{cpu[SORTLINT] / cpu[BARE]:.2f}x")
+    print(f"{SORTLINT + ' / bare parse, wall:':<50}{medians[SORTLINT] / medians[BARE]:.2f}x")
+    print(f"{'--jobs 1 / default, wall:':<50}{medians[SORTLINT_ONE] / medians[SORTLINT]:.2f}x")
     if SQLFLUFF in medians:
         for tool in (SORTLINT, SORTLINT_ONE):
             print(f"{'sqlfluff lint / ' + tool + ':':<40}{medians[SQLFLUFF] / medians[tool]:.1f}x (target >= 35x)")

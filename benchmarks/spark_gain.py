@@ -7,8 +7,8 @@ AQE off so that the plan timed is the plan counted, 8 shuffle partitions). Every
 typical query is fixed by sortlint itself (`sortlint check --fix --unsafe-fixes` over a
 `sortlint.yml` declaring the table; `kind` is declared constant, as a writer filtering it
 would make it), so the fixed text is sortlint's, not ours; a family where sortlint fixes
-nothing says so. Each side runs 3 times in full (`write.format("noop")`: every row computed,
-nothing collected) and its median wall time is printed with its executed plan's operator
+nothing says so. Each side runs once unmeasured, then 3 times in full, the two sides in turn
+(`write.format("noop")`: every row computed, nothing collected), and its median wall time is printed with its executed plan's operator
 counts (`sortlint.integrations.spark.plan_effect`), as a markdown table.
 """
 
@@ -89,10 +89,9 @@ def main() -> None:
             if text is None:
                 print(f"| {family} | none: sortlint fixes nothing here | | | no gain | | |")
                 continue
-            before, counts_before = measure(spark, query, args.repeats)
-            after, counts_after = measure(spark, text, args.repeats)
+            (before, counts_before), (after, counts_after) = measure(spark, (query, text), args.repeats)
             effect = Effect.between(counts_before, counts_after)
-            gain = f"{(before - after) / before:+.0%} ({effect.words()})"
+            gain = f"{(before - after) / before:+.0%} ({'same operators' if effect.none else effect.words()})"
             print(f"| {family} | {codes} | {before:.1f} s | {after:.1f} s | {gain} | "
                   f"{shown(counts_before)} | {shown(counts_after)} |")
         spark.stop()
@@ -123,19 +122,28 @@ def fix_all(base: Path, data: Path) -> list[tuple[str, str | None]]:
     return result
 
 
-def measure(spark, query: str, repeats: int):
-    """Median wall seconds of running `query` in full, and its plan's operator counts."""
-    def frame():
-        return spark.sql(query)
+def measure(spark, queries: tuple[str, ...], repeats: int):
+    """Each query's median wall seconds of running it in full, and its plan's operator counts.
 
+    The queries run in turn (one unmeasured run each first, then `repeats` rounds of one run
+    each), so that the JVM's warm-up and the page cache favour no side."""
+    counts = []
     with static_planning(spark):
-        counts = operator_counts(frame())
-    times = []
-    for _ in range(repeats):
+        for query in queries:
+            counts.append(operator_counts(spark.sql(query)))
+
+    def run(query: str) -> float:
         start = time.perf_counter()
-        frame().write.format("noop").mode("overwrite").save()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times), counts
+        spark.sql(query).write.format("noop").mode("overwrite").save()
+        return time.perf_counter() - start
+
+    for query in queries:
+        run(query)
+    times: list[list[float]] = [[] for _ in queries]
+    for _ in range(repeats):
+        for index, query in enumerate(queries):
+            times[index].append(run(query))
+    return [(statistics.median(taken), counted) for taken, counted in zip(times, counts)]
 
 
 def shown(counts) -> str:

@@ -39,6 +39,7 @@ SOURCE_KEYS = (
     "location",
     "format",
     "options",
+    "unbounded",
 )
 COLUMN_KEYS = ("type", "nullable")
 BUCKETING_KEYS = ("by", "buckets", "sorted_by")
@@ -89,6 +90,7 @@ def parse_source(
         engine_known=section("engine_known", parse_engine_known, target == "datafusion"),
         bucketing=section("bucketing", parse_bucketing, None, columns),
         storage=storage,
+        unbounded=section("unbounded", parse_unbounded, False, target),
         location=Location(path, at),
     )
     if target == "spark" and source.engine_known:
@@ -292,6 +294,15 @@ def parse_partitioned_by(
 def parse_engine_known(entry: nodes.Entry, path: Path | None, table: str) -> bool:
     """Whether the engine itself knows the order (and so fixes resting on it can be safe)."""
     return nodes.boolean(entry.value, path, f"engine_known of source {table!r}")
+
+
+def parse_unbounded(entry: nodes.Entry, path: Path | None, table: str, target: str) -> bool:
+    """`unbounded: true`: DataFusion's `CREATE UNBOUNDED EXTERNAL TABLE`, an infinite stream.
+    Spark's batch queries read no such table."""
+    unbounded = nodes.boolean(entry.value, path, f"unbounded of source {table!r}")
+    if unbounded and target != "datafusion":
+        nodes.fail(f"unbounded: true on source {table!r} needs target: datafusion", entry.key_node, path)
+    return unbounded
 
 
 def check_known_to_spark(source: Source, entry: nodes.Entry, path: Path | None) -> None:

@@ -131,6 +131,7 @@ class Source:
     engine_known: bool = False
     bucketing: Bucketing | None = None
     storage: Storage | None = None  # None: Spark reads the table by name from its catalog
+    unbounded: bool = False  # DataFusion's CREATE UNBOUNDED EXTERNAL TABLE
     location: Location = Location()
 
     def column(self, name: str) -> Column | None:
@@ -198,6 +199,19 @@ class DataFusionSettings:
     """
 
     target_partitions: int | None = None
+    # `datafusion.optimizer.*`, defaults those of DataFusion (checked on the datafusion package).
+    prefer_hash_join: bool = True
+    repartition_joins: bool = True
+    prefer_existing_sort: bool = False
+
+    @property
+    def join_algorithm(self) -> Literal["hash", "sort-merge"] | None:
+        """The join DataFusion's physical planner picks for an equi-join: a sort-merge join
+        only with several partitions, `repartition_joins` and not `prefer_hash_join`. None
+        when that rests on a partition count not given."""
+        if self.prefer_hash_join or not self.repartition_joins or self.target_partitions == 1:
+            return "hash"
+        return None if self.target_partitions is None else "sort-merge"
 
     @property
     def one_partition(self) -> bool:

@@ -41,7 +41,7 @@ TOP_KEYS = (
 )
 SPARK_KEYS = ("version", *SparkSettings.SESSION_KEYS)
 _SPARK_VERSION = re.compile(r"(\d+)\.(\d+)(?:\.\d+)?")
-DATAFUSION_KEYS = ("target_partitions",)
+DATAFUSION_KEYS = ("target_partitions", "prefer_hash_join", "repartition_joins", "prefer_existing_sort")
 AIRFLOW_KEYS = ("sql_arguments",)
 DBT_KEYS = ("renderer", "render_timeout", "render_max_bytes")
 DBT_RENDERERS = ("builtin", "dbt")
@@ -188,11 +188,12 @@ def parse_datafusion(entry: nodes.Entry, path: Path | None) -> DataFusionSetting
     """The session settings DataFusion's model depends on; one left out is not known (see
     `DataFusionSettings`)."""
     given = nodes.fields(entry.value, path, "datafusion", DATAFUSION_KEYS)
-    partitions = given.get("target_partitions")
+    partitions = given.pop("target_partitions", None)
+    flags = {key: nodes.boolean(flag.value, path, f"datafusion.{key}") for key, flag in given.items()}
     if partitions is None:
-        return DataFusionSettings()
+        return DataFusionSettings(**flags)
     return DataFusionSettings(
-        target_partitions=nodes.positive_integer(partitions.value, path, "datafusion.target_partitions")
+        target_partitions=nodes.positive_integer(partitions.value, path, "datafusion.target_partitions"), **flags
     )
 
 

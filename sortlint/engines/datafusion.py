@@ -39,11 +39,23 @@ tests/engines/test_datafusion_model.py):
   it merges (or sorts) into one partition in its order, with PARTITION BY it hash-
   repartitions by the keys and is ordered inside each of those partitions. A window
   function whose value nothing reads is pruned, with its sort.
+* An equi-join is a sort-merge join where the settings make it one (several partitions,
+  `repartition_joins`, not `prefer_hash_join`): it keeps the order of its left side (the
+  right one for a RIGHT JOIN, none for a FULL JOIN) inside each partition, when that side
+  is ordered by the join keys (ASC NULLS FIRST) and `prefer_existing_sort` keeps that order
+  through the repartition by the keys; else none. With `prefer_hash_join: false` and no
+  partition count, the join keeps no order (either join may run).
 * A hash join builds one side and streams the other: which one it builds DataFusion decides
   by the tables' statistics, so an INNER join's output is ordered (inside each partition;
   with one partition, as one stream where both sides are one) only as both sides are; other
   joins keep no order - a RIGHT SEMI / ANTI join too, whose side streams unless statistics
-  swap it onto the build side, whose rows come in no order DataFusion claims.
+  swap it onto the build side, whose rows come in no order DataFusion claims. Except where
+  the statistics are surely missing - a side that reads CSV files (`format: csv`) has none,
+  and DataFusion swaps only on both sides' - and the left side is collected whole (one
+  partition, or `repartition_joins` off): then the right side streams, and an INNER or
+  RIGHT SEMI / ANTI join keeps its order.
+* A window over an unbounded source (`unbounded: true`) that its input does not fit is run
+  over the rows as they come: DataFusion cannot sort an infinite input.
 * UNION ALL puts its branches' partitions side by side: an order all branches share holds
   inside each partition. UNION (distinct) aggregates, INTERSECT / EXCEPT join: no order.
 
@@ -161,6 +173,16 @@ def _union_all(node: n.SetOp) -> bool:
 
 def join(node: n.Join, analysis: Analysis) -> Properties:
     props = operators.join(node, analysis)
+    if node.equalities:
+        algorithm = analysis.config.datafusion.join_algorithm
+        if algorithm is None:
+            return props  # hash or sort-merge, as the partition count decides: no order
+        if algorithm == "sort-merge":
+            return _sort_merge_join(node, props, analysis)
+    if node.kind in ("semi", "anti") and node.written_right and _builds_left(node, analysis):
+        # DataFusion's RightSemi / RightAnti streams the side it returns (the first here).
+        kept = analysis.of(node.children[0])
+        return _streamed(props, kept if analysis.config.datafusion.one_partition else kept.in_each_partition())
     if node.kind != "inner":
         return props
     # The streamed side's order survives, inside each of its partitions; DataFusion streams
@@ -171,6 +193,8 @@ def join(node: n.Join, analysis: Analysis) -> Properties:
     sides = [analysis.of(child) for child in node.children[:2]]
     if not analysis.config.datafusion.one_partition:
         sides = [side.in_each_partition() for side in sides]
+    if _builds_left(node, analysis):
+        return _streamed(props, sides[1])
     streams = [_streamed(props, side) for side in sides]
     for one, other in ((streams[0], streams[1]), (streams[1], streams[0])):
         for fact in one.orderings:
@@ -182,6 +206,53 @@ def join(node: n.Join, analysis: Analysis) -> Properties:
             if fit.satisfied:
                 props = props.with_ordering(fact.keys[: fit.satisfied], fact.evidence | fit.evidence, frozenset())
     return props
+
+
+def _builds_left(node: n.Join, analysis: Analysis) -> bool:
+    """Whether the hash join surely builds its left input whole and streams its right one.
+    It collects the left side (mode=CollectLeft) with one partition or `repartition_joins`
+    off; with several partitions and `repartition_joins` it may hash both sides instead.
+    JoinSelection swaps the inputs only when both sides' statistics (bytes, else rows) show
+    the left larger, and a side that reads CSV files has none (`Rows=Absent, Bytes=Absent`
+    with `datafusion.explain.show_statistics`: DataFusion's CSV reader infers none)."""
+    settings = analysis.config.datafusion
+    collects_left = settings.one_partition or not settings.repartition_joins
+    return collects_left and any(_no_statistics(child, analysis) for child in node.children[:2])
+
+
+def _no_statistics(node: n.Node, analysis: Analysis) -> bool:
+    """Whether DataFusion knows neither the bytes nor the rows of these rows: CSV files,
+    through the operators that keep that (measured: projections, filters, windows, sorts;
+    not an aggregate, whose one row without GROUP BY is an exact count)."""
+    if isinstance(node, n.Scan):
+        source = analysis.config.source(node.table)
+        return source is not None and source.storage is not None and source.storage.format == "csv"
+    if isinstance(node, (n.Project, n.Filter, n.Window, n.Sort, n.Alias)):
+        return _no_statistics(node.children[0], analysis)
+    return False
+
+
+# SortMergeJoinExec's `maintains_input_order`: the left input for an inner, left, semi or
+# anti join (a RIGHT SEMI / ANTI is built with its kept side on the left), the right one for a
+# right join, neither for a full join.
+_SORT_MERGE_KEPT = {"inner": 0, "left": 0, "semi": 0, "anti": 0, "right": 1}
+
+
+def _sort_merge_join(node: n.Join, props: Properties, analysis: Analysis) -> Properties:
+    """A sort-merge join hash-repartitions both sides by the join keys, needs each partition
+    sorted by them (ASC NULLS FIRST, `SortOptions::default()`) and streams its kept side.
+    That side's order survives only where DataFusion neither sorts it again (it is already
+    ordered by the keys) nor repartitions it without keeping the order - which, on input of
+    several partitions, it does unless `prefer_existing_sort` (measured on the datafusion
+    package: a table of two files is repartitioned and sorted by the keys alone)."""
+    kept = _SORT_MERGE_KEPT.get(node.kind)
+    if kept is None or not analysis.config.datafusion.prefer_existing_sort:
+        return props
+    side = analysis.of(node.children[kept])
+    keys = [SortKey(pair[kept], SortOptions(descending=False, nulls_first=True)) for pair in node.equalities]
+    if not side.satisfies(keys, per_partition=True):
+        return props
+    return _streamed(props, side.in_each_partition())
 
 
 def _streamed(joined: Properties, side: Properties) -> Properties:
@@ -292,6 +363,12 @@ def window(node: n.Window, analysis: Analysis) -> Properties:
         fit = _fitting_order(props, group)
         if fit is None:
             out = props.without_orderings()  # sorted or not: not known
+        elif fit is False and _unbounded(node, analysis):
+            # DataFusion never sorts an infinite input (its sanity check rejects the plan): it
+            # runs the window over the rows as they come (mode=Linear / PartiallySorted),
+            # hash-repartitioned by an order-preserving repartition that keeps every order
+            # inside each partition. A window it cannot run so fails to plan.
+            out = props.in_each_partition()
         else:
             keys = _window_sort(props, group) if fit is False else fit
             out, in_order = _arranged(props, group, keys, already=fit is not False), [group]
@@ -308,6 +385,16 @@ def window(node: n.Window, analysis: Analysis) -> Properties:
         for function in group.functions:
             out = _window_facts(out, group, function, group in in_order)
     return out
+
+
+def _unbounded(node: n.Node, analysis: Analysis) -> bool:
+    """Whether these rows read an unbounded source (`unbounded: true`)."""
+    for scan in n.walk(node):
+        if isinstance(scan, n.Scan):
+            source = analysis.config.source(scan.table)
+            if source is not None and source.unbounded:
+                return True
+    return False
 
 
 def _arranged(props: Properties, group: _WindowGroup, keys: list[SortKey], already: bool) -> Properties:

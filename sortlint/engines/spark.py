@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from functools import partial
@@ -47,7 +47,7 @@ from sqlglot import exp
 
 from sortlint.config import Source
 from sortlint.config.model import SparkSettings
-from sortlint.diagnostics import Effect
+from sortlint.diagnostics import Effect, Prediction
 from sortlint.engines import operators, seeding
 from sortlint.engines.analysis import (
     AggregateStrategy, Analysis, Delivered, Engine, SortFate, Transfer,
@@ -193,6 +193,15 @@ def _reported(node: n.Node, analysis: Analysis) -> Reported:
         (partition, order, function), = specs
         keys = tuple(SortKey(e, ASCENDING) for e in partition) + order
         evidence = frozenset((operators.query_evidence(analysis, "window", function.span),))
+        floating = _floating(partition, node, analysis)
+        if floating != frozenset():
+            # Spark partitions and sorts by the normalized floating-point key, which neither
+            # an aggregate's clustering by the column nor a sort by it is (measured: a
+            # window by a double over `DISTRIBUTE BY` it shuffles again).
+            rows = child()
+            prefix = keys[: next(i for i, e in enumerate(partition) if floating is None or e in floating)]
+            kept = rows.clustered_by if floating is not None and _window_clusters(rows, partition, floating) else None
+            return Reported(prefix, "partition", kept, evidence if prefix else frozenset())
         return Reported(keys, "partition" if partition else "global", _clustered(child(), frozenset(partition)), evidence)
     if isinstance(node, n.Distinct):
         # An aggregate of every column (`ReplaceDistinctWithAggregate`), when they are known.
@@ -599,7 +608,8 @@ ENGINE = Engine(TRANSFER, prepare, hashes_any_value)
 # no exchange at all). Predicted from the same model as the findings, and held to Spark's own
 # plans, before and after each fix family, in tests/engines/test_spark_rules.py (with adaptive
 # execution on too, Spark's default: its final plans differ by as much). None where
-# the model does not know: the sort of an ORDER BY ... LIMIT (a sorted top-k), a join above
+# the model does not know: a key dropped from an ORDER BY ... LIMIT (a sorted top-k) that no
+# aggregate above streams on, a join above
 # the window a sort feeds (its sides must share a partitioning), a window whose
 # specifications a fix could merge, a window stacked on or under one written elsewhere (whose
 # fixes are withheld: they may split what Spark runs as one window), an aggregate whose
@@ -644,10 +654,72 @@ def rekeying_loses_join(node: n.Window, function: n.WindowFunction, index: int, 
     return _loses_join_partitioning(rows, frozenset(partition), frozenset(partition[:index] + partition[index + 1:]))
 
 
+STACKED = (
+    "the window reads or feeds another window, which Spark may run as one with it; "
+    "a key dropped from one of them alone would split them (a window and a sort more)"
+)
+
+
+# --- the predictor: what a rule reads of a proposed fix (`Context.predicted`) -------------
+#
+# Its effect on the plan, or why it is withheld - the plans only this engine's model knows a
+# fix may make worse. Rules read the `Prediction`, never these predicates.
+
+
+def removing_sort(sort: n.Sort, analysis: Analysis) -> Prediction:
+    return Prediction(sort_removal(sort, analysis))
+
+
+def dropping_sort_key(sort: n.Sort, index: int, analysis: Analysis) -> Prediction:
+    """Where the plan stays, the sort Spark runs (and a global one's range exchange) or the
+    sorted top-k sorts by one key less; where Spark runs no sort either way, nothing does."""
+    effect = sort_key_dropped(sort, index, analysis)
+    if effect is None or not effect.none:
+        return Prediction(effect)
+    keys = tuple(SortKey(item.expr, item.options) for item in sort.keys)
+    after = _sort_cost(sort, analysis, keys[:index] + keys[index + 1:])
+    if after is None:  # an ORDER BY ... LIMIT whose sorted top-k runs (`_top_k_rekeyed`)
+        return Prediction(replace(effect, lightens=("TakeOrderedAndProject",)))
+    return Prediction(replace(effect, lightens=tuple(sorted(after.elements())) if after["Sort"] else ()))
+
+
+def regrouping(node: n.Aggregate, keys: list[Expr], analysis: Analysis) -> Prediction:
+    """With fewer keys and the same plan, the aggregate hashes (or compares) one key less;
+    reordered keys are the same work. Unknown where the aggregate's operator is."""
+    if regrouping_loses_join(node, keys, analysis):
+        return Prediction(withheld=JOIN_REUSE)
+    effect = regrouped(node, keys, analysis)
+    if effect is None or not effect.none or len(keys) == len(node.keys):
+        return Prediction(effect)
+    kind = "SortAggregate" if strategy(node, analysis).streams else _physical_aggregate(node, analysis)
+    return Prediction(replace(effect, lightens=(kind,)) if kind is not None else None)
+
+
+def rekeying_window(node: n.Window, function: n.WindowFunction, index: int, analysis: Analysis) -> Prediction:
+    """With the same plan, the window (and its sort, and - for a partition key - its
+    exchange, where Spark runs them) works by one key less."""
+    if stacked(node, analysis):
+        return Prediction(withheld=STACKED)
+    if rekeying_loses_join(node, function, index, analysis):
+        return Prediction(withheld=JOIN_REUSE)
+    effect = window_rekeyed(node, function, index, analysis)
+    if effect is None or not effect.none:
+        return Prediction(effect)
+    (partition, order, _), = _window_specs(node, analysis)
+    rows = reported(_lowest_of_one_text(node, analysis).children[0], analysis)
+    cost = _window_cost(rows, partition, order, _floating(partition, node, analysis) or frozenset())
+    if index >= len(partition):
+        del cost["Exchange"]  # hashed by the same partition keys
+    return Prediction(replace(effect, lightens=tuple(sorted((+cost + Counter(Window=1)).elements()))))
+
+
 def sort_removal(sort: n.Sort, analysis: Analysis) -> Effect | None:
     """Removing the sort: what Spark ran of it goes, and a window that ran on the range
     partitioning of an ORDER BY brings its own exchange instead. A sort beneath that Spark
     removed only because this one overrides it (`EliminateSorts`) runs again in its place."""
+    top_k = _top_k_removal(sort, analysis)
+    if top_k is not None:
+        return top_k
     before = _sort_cost(sort, analysis)
     if before is None:
         return None
@@ -666,12 +738,41 @@ def sort_removal(sort: n.Sort, analysis: Analysis) -> Effect | None:
     if len(specs) != 1 or _joined_above(window, analysis) or below.keys or below.clustered_by is not None:
         return None  # which window runs on which partitioning, with the sort or without, is not modelled
     (partition, order, _), = specs
-    if _normalized(list(partition), window, analysis):
+    if _normalized(partition, window, analysis):
         # Spark partitions by the normalized floating-point key: the window shuffles either way
         # (fuzz seed 5102, pyspark-modules: `orderBy("x")` under `partitionBy("x")`, x a double)
         return Effect.between(before, Counter())
     rows = reported(window.children[0], analysis)
     return Effect.between(before + _window_cost(rows, partition, order), _window_cost(below, partition, order))
+
+
+def _top_k_limit(sort: n.Sort, analysis: Analysis) -> n.Limit | None:
+    """The LIMIT that makes a global sort Spark keeps a sorted top-k, or None."""
+    limit = analysis.parent(sort)
+    while isinstance(limit, n.Project):
+        limit = analysis.parent(limit)
+    fate = analysis.sort_fate(sort)
+    if sort.scope != "global" or not isinstance(limit, n.Limit) or fate is None or fate.removed:
+        return None
+    return limit
+
+
+def _top_k_removal(sort: n.Sort, analysis: Analysis) -> Effect | None:
+    """An ORDER BY ... LIMIT without its ORDER BY: the sorted top-k goes, and a plain limit
+    takes its place, which gathers its rows into one partition with an exchange of its own
+    (`GlobalLimit`) - except as the statement's result (`CollectLimit`: measured, no
+    exchange) or over rows already in one partition (fuzz seed 6202, multifile: a subquery's
+    `ORDER BY v LIMIT 6` with v constant). None where the sort is not a sorted top-k."""
+    limit = _top_k_limit(sort, analysis)
+    if limit is None:
+        return None
+    if limit.offset or limit.limit is None:
+        return None  # an OFFSET, a LIMIT ALL: other operators, not measured
+    above = analysis.parent(limit)
+    while isinstance(above, (n.Project, n.Alias)):
+        above = analysis.parent(above)
+    gathered = above is not None and reported(sort.children[0], analysis).clustered_by != frozenset()
+    return Effect(removes=("TakeOrderedAndProject",), adds=("Exchange",) if gathered else ())
 
 
 def sort_key_dropped(sort: n.Sort, index: int, analysis: Analysis) -> Effect | None:
@@ -698,11 +799,8 @@ def _top_k_rekeyed(sort: n.Sort, keys: Ordering, analysis: Analysis) -> Effect |
     an aggregate or DISTINCT above may stream on (`ReplaceHashWithSortAgg`: fuzz seed 5103,
     dropping a constant first key let `SELECT DISTINCT b` over `ORDER BY id, b LIMIT 10` run
     as a SortAggregate), or stop streaming on. Other readers of the order: not modelled."""
-    limit = analysis.parent(sort)
-    while isinstance(limit, n.Project):
-        limit = analysis.parent(limit)
-    fate = analysis.sort_fate(sort)
-    if sort.scope != "global" or not isinstance(limit, n.Limit) or fate is None or fate.removed:
+    limit = _top_k_limit(sort, analysis)
+    if limit is None:
         return None
     rows = reported(limit, analysis)
     if rows.scope != "global" or rows.keys != tuple(SortKey(item.expr, item.options) for item in sort.keys):
@@ -843,14 +941,12 @@ def regrouped(node: n.Aggregate, keys: list[Expr], analysis: Analysis) -> Effect
     keeps its operators. Where they do not - rows clustered by a key the aggregate no longer
     has, the columns of a DISTINCT no longer among the keys - an exchange comes or goes, and
     with it the half of the aggregate on each side of it."""
-    if regrouping_loses_join(node, keys, analysis):
-        return None
     shuffles = [distribution(k, node, analysis) for k in ([key.expr for key in node.keys], keys)]
     before, after = strategy(node, analysis), strategy_of(keys, node, analysis)
+    floating = [_normalized(k, node, analysis) for k in ([key.expr for key in node.keys], keys)]
     if shuffles[0].exchanges == shuffles[1].exchanges:
         if shuffles[1].distinct and not _plain_calls(node) and not shuffles[1].exchanges[-1]:
             return None  # a kept column's any_value would keep the aggregate's halves apart
-        floating = [_normalized(k, node, analysis) for k in ([key.expr for key in node.keys], keys)]
         if None not in floating and floating[0] != floating[1] and not any(shuffles[0].exchanges):
             if before.streams or after.streams:
                 return None  # which sorts the normalized key's halves then need is not modelled
@@ -859,31 +955,40 @@ def regrouped(node: n.Aggregate, keys: list[Expr], analysis: Analysis) -> Effect
             return Effect()
         hashing, streaming = Counter(HashAggregate=1), Counter(SortAggregate=1)
         return Effect.between(*((hashing, streaming) if after.streams else (streaming, hashing)))
-    costs = [_aggregate_cost(node, s, analysis) for s in shuffles]
+    if None in floating:
+        return None  # whether Spark keeps the aggregate's halves apart is not known
+    costs = [_aggregate_cost(node, s, analysis, f is True) for s, f in zip(shuffles, floating)]
     if costs[0] is None or costs[1] is None or before.streams or after.streams:
         return None  # which aggregate Spark runs, or how it streams, is not modelled here
     return Effect.between(costs[0], costs[1])
 
 
-def _normalized(keys: list[Expr], node: n.Aggregate | n.Window, analysis: Analysis) -> bool | None:
+def _normalized(keys: Sequence[Expr], node: n.Aggregate | n.Window, analysis: Analysis) -> bool | None:
     """Whether a group or partition key is floating-point (None: a type not known). Spark
-    normalizes such a key (NaN, -0.0: `NormalizeFloatingNumbers`), and needs its rows clustered
-    by the normalized value, which no partitioning by the column itself satisfies; an
-    aggregate's partial half then stays apart from the final one even on rows needing no
-    exchange: a sort aggregate over them sorts twice (fuzz seed 5102, measured)."""
+    normalizes such a key (NaN, -0.0: `NormalizeFloatingNumbers`). An aggregate's partial half
+    then stays apart from the final one even on rows needing no exchange (fuzz seed 5102,
+    measured: a sort aggregate sorts twice, a hash aggregate runs twice); a window needs its
+    rows clustered by the normalized value, which no partitioning by the column is."""
+    floating = _floating(keys, node, analysis)
+    return None if floating is None else bool(floating)
+
+
+def _floating(keys: Sequence[Expr], node: n.Aggregate | n.Window, analysis: Analysis) -> frozenset[Expr] | None:
+    """The floating-point keys among `keys` (`_normalized`); None where a type is not known."""
     props = analysis.of(node.children[0])
-    found = [props.type_of(key) for key in keys]
-    if any(t is None for t in found):
+    found = {key: props.type_of(key) for key in keys}
+    if any(t is None for t in found.values()):
         return None
-    return any(t in FLOATING for t in found)
+    return frozenset(key for key, t in found.items() if t in FLOATING)
 
 
 def _renormalized(node: n.Aggregate, floating_before: bool, analysis: Analysis) -> Effect | None:
-    """A floating-point key gone (or come) from a sort aggregate on rows needing no exchange:
-    its partial half and that half's sort go (or come). Hash aggregates: not measured."""
-    if _physical_aggregate(node, analysis) != "SortAggregate":
+    """A floating-point key gone (or come) from an aggregate on rows needing no exchange: its
+    partial half (and a sort aggregate's sort) goes (or comes)."""
+    kind = _physical_aggregate(node, analysis)
+    if kind is None:
         return None
-    halves = Counter(SortAggregate=1, Sort=1)
+    halves = Counter({kind: 1, "Sort": int(kind == "SortAggregate")})
     return Effect.between(halves, Counter()) if floating_before else Effect.between(Counter(), halves)
 
 
@@ -941,10 +1046,13 @@ def _plain_calls(node: n.Aggregate) -> bool:
     return any(not isinstance(unwrap(call.expr.node).this, exp.Distinct) for call in node.aggregates)
 
 
-def _aggregate_cost(node: n.Aggregate, shuffles: Distribution, analysis: Analysis) -> Counter[str] | None:
+def _aggregate_cost(
+    node: n.Aggregate, shuffles: Distribution, analysis: Analysis, floating: bool = False
+) -> Counter[str] | None:
     """The exchanges and aggregates (with their sorts) Spark runs for the aggregate: a partial
     and a final aggregate around each exchange, one aggregate where none is needed
-    (`CombineAdjacentAggregation`). None where the operator is not known."""
+    (`CombineAdjacentAggregation`) unless a key is `floating` (`_normalized`). None where the
+    operator is not known."""
     kind = _physical_aggregate(node, analysis)
     if kind is None or (shuffles.distinct and kind != "HashAggregate"):
         return None
@@ -955,9 +1063,10 @@ def _aggregate_cost(node: n.Aggregate, shuffles: Distribution, analysis: Analysi
     if len(shuffles.exchanges) != 1:
         return None
     exchange = int(shuffles.exchanges[0])
-    cost = Counter({"Exchange": exchange, kind: 1 + exchange})
+    halves = 2 if exchange or floating else 1
+    cost = Counter({"Exchange": exchange, kind: halves})
     if kind == "SortAggregate":
-        cost["Sort"] = 1 + exchange  # each sort aggregate sorts its input
+        cost["Sort"] = halves  # each sort aggregate sorts its input
     return cost
 
 
@@ -995,10 +1104,8 @@ def window_rekeyed(node: n.Window, function: n.WindowFunction, index: int, analy
     only one: its exchange goes where the input is then clustered by fewer partition keys, or
     comes where it no longer is; its sort likewise with the input's order."""
     specs = _window_specs(node, analysis)
-    if analysis.computed(node) != [function] or stacked(node, analysis):
+    if analysis.computed(node) != [function]:
         return None
-    if rekeying_loses_join(node, function, index, analysis):
-        return None  # a sort-merge join's partitioning may be what spares the exchange
     (partition, order, _), = specs
     rows = reported(_lowest_of_one_text(node, analysis).children[0], analysis)
     if index < len(partition):
@@ -1010,8 +1117,12 @@ def window_rekeyed(node: n.Window, function: n.WindowFunction, index: int, analy
     above = _ranged_above(node, analysis) if partition and not kept[0] else None
     if above is not None and tuple(SortKey(k.expr, k.options) for k in above.keys) == order[: len(above.keys)]:
         return None  # the window's order then serves the ORDER BY above: not modelled
+    floating = _floating(partition, node, analysis)
+    if floating is None:
+        return None  # whether Spark normalizes a partition key is not known
     spared = Counter(Exchange=int(above is not None))
-    return Effect.between(_window_cost(rows, partition, order) + spared, _window_cost(rows, *kept))
+    return Effect.between(_window_cost(rows, partition, order, floating) + spared,
+                          _window_cost(rows, *kept, floating & frozenset(kept[0])))
 
 
 def _ranged_above(window: n.Window, analysis: Analysis) -> n.Sort | None:
@@ -1026,12 +1137,21 @@ def _ranged_above(window: n.Window, analysis: Analysis) -> n.Sort | None:
     return above
 
 
-def _window_cost(rows: Reported, partition: tuple[Expr, ...], order: Ordering) -> Counter[str]:
+def _window_cost(
+    rows: Reported, partition: tuple[Expr, ...], order: Ordering, floating: frozenset[Expr] = frozenset()
+) -> Counter[str]:
     """The exchange and the sort Spark puts beneath a window of this specification over
     `rows`: an exchange unless they are clustered by its partition keys (without any: in one
-    partition), a sort unless they are sorted by them and its keys (none without either)."""
-    sorts = bool(partition or order) and not _fits(rows, partition, order)
-    return Counter(Exchange=int(not rows.clusters(frozenset(partition))), Sort=int(sorts))
+    partition; never by a `floating` one, which Spark normalizes), a sort unless they are
+    sorted by them and its keys (none without either; always with a floating one)."""
+    sorts = bool(partition or order) and (bool(floating) or not _fits(rows, partition, order))
+    return Counter(Exchange=int(not _window_clusters(rows, partition, floating)), Sort=int(sorts))
+
+
+def _window_clusters(rows: Reported, partition: tuple[Expr, ...], floating: frozenset[Expr]) -> bool:
+    """Whether the rows need no exchange for a window partitioned by `partition`: clustered
+    by partition keys Spark does not normalize."""
+    return rows.clustered_by is not None and rows.clustered_by <= frozenset(partition) - floating
 
 
 # --- comparisons and arithmetic ----------------------------------------------------------

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from sortlint.config import Config
 from sortlint.config.citations import as_read
-from sortlint.diagnostics import Applicability, Edit, Effect, Finding, Fix, UneditableRegion
+from sortlint.diagnostics import Applicability, Edit, Effect, Finding, Fix, Prediction, UneditableRegion
 from sortlint.engines import Analysis, spark
 from sortlint.ordering import Evidence, Properties, Satisfaction, SortKey, basis_of
 from sortlint.plan import nodes as n
@@ -90,10 +90,11 @@ class Context:
             basis_of(tuple(evidence)), fix, effect,
         )
 
-    def spark_effect(self, predict: Callable[[Analysis], Effect | None]) -> Effect | None:
-        """What a fix changes in Spark's executed plan (`sortlint.engines.spark`), predicted
-        for `target: spark` only: another engine's plan has other operators."""
-        return predict(self.analysis) if self.target == "spark" else None
+    def predicted(self, predict: Callable[[Analysis], Prediction]) -> Prediction:
+        """What a fix changes in Spark's executed plan, or why it is withheld (the predictor of
+        `sortlint.engines.spark`), for `target: spark` only: another engine's plan has other
+        operators, and its model predicts nothing."""
+        return predict(self.analysis) if self.target == "spark" else Prediction()
 
     def fix(
         self,

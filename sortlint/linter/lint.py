@@ -58,7 +58,7 @@ def lint_statement(unit: Unit, root: n.Node, config: Config, analysis: Analysis 
     reported = [finding for key, (finding, clause) in found.items() if seen[key] >= copies[clause]]
     if config.ignore_noop:
         # What the model does not know (no effect) is kept: leaving it out would be a guess.
-        reported = [f for f in reported if f.effect is None or not f.effect.none]
+        reported = [f for f in reported if f.effect is None or not f.effect.noop]
     caveat = getattr(unit.offsets, "caveat", None)
     if caveat:
         # The rendering the findings rest on may not be the one the warehouse runs: they

@@ -69,8 +69,7 @@ class Expr:
     @classmethod
     def column(cls, name: str, table: str | None = None) -> Expr:
         name, table = name.lower(), table.lower() if table else None
-        # the identity `_structure` gives such a column, without walking the node made
-        return cls(column_node(name, table), ("Column", name, table))
+        return _NamedColumn(name, table)
 
     @_computed_once
     def key(self) -> str:
@@ -130,6 +129,31 @@ class Expr:
 
     def __str__(self) -> str:
         return self.key
+
+
+class _NamedColumn(Expr):
+    """A column named by the engine (a projection's output, an alias's column): most are
+    only ever compared and hashed, so its node is made when first read. Its identity is
+    the one `_structure` gives the node."""
+
+    __slots__ = ()
+
+    def __init__(self, name: str, table: str | None) -> None:
+        self.identity = ("Column", name, table)
+        self._hash = hash(self.identity)
+
+    @_computed_once
+    def node(self) -> exp.Column:
+        return column_node(self.identity[1], self.identity[2])
+
+    # plain class values: read hundreds of thousands of times, each first read of the
+    # computed ones is a call
+    is_literal = False
+    is_column = True
+
+    @_computed_once
+    def column_name(self) -> str | None:
+        return self.identity[1]
 
 
 def column_node(name: str, table: str | None = None) -> exp.Column:

@@ -204,8 +204,7 @@ class Properties:
         found = self.constants.get(expr)
         if found is not None:
             return True, found.evidence
-        node = expr.node
-        if expr.is_column or isinstance(node, NON_DETERMINISTIC):
+        if expr.is_column or isinstance(expr.node, NON_DETERMINISTIC):
             return False, NO_EVIDENCE
         operands = expr.children
         if not operands:
@@ -575,6 +574,8 @@ class Properties:
         # would re-normalise the growing set each time).
         images: dict[Expr, list[Expr]] = {}  # an input expression -> outputs of its exact images
         for source, outputs in sources.items():
+            if source.is_column:
+                continue  # no image of anything (and its node may not be made yet)
             operand = exact_image_of(source.node, self._type_of_node)
             if operand is not None:
                 images.setdefault(Expr.of(operand), []).append(outputs[0])

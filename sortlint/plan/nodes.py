@@ -194,6 +194,9 @@ class Join(Node):
     kind: JoinKind = "inner"
     equalities: tuple[tuple[Expr, Expr], ...] = ()  # ON l = r conjuncts, left side first
     residual: tuple[Expr, ...] = ()  # the other ON conjuncts
+    # A RIGHT SEMI / ANTI JOIN, built with the side it returns first: the engine's plan
+    # has it on the right, where a hash join streams it.
+    written_right: bool = False
 
 
 @dataclass(eq=False)

@@ -290,12 +290,13 @@ def build_join(
             equalities.append((Expr.column(name, left_qualifier), Expr.column(name, right_qualifier)))
         reads = {"right": right_qualifier, "full": None}.get(kind, left_qualifier)
         merged.append((name, reads or ""))
-    if kind in ("semi", "anti") and join.side.upper() == "RIGHT":
+    written_right = kind in ("semi", "anti") and join.side.upper() == "RIGHT"
+    if written_right:
         # `l RIGHT SEMI JOIN r` returns r's rows: built as `r SEMI JOIN l`.
         left, right = right, left
         equalities = [(r, l) for l, r in equalities]
     node = Join(children=(left.node, right.node), span=span, kind=kind,
-                equalities=tuple(equalities), residual=tuple(residual))
+                equalities=tuple(equalities), residual=tuple(residual), written_right=written_right)
     if kind in ("semi", "anti"):
         return Relation(node, left.sources, left.merged, left.star)
     star = None

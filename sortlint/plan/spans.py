@@ -44,22 +44,29 @@ class WindowSpans:
     order: Clause | None
 
 
-def tree_nodes(tree: exp.Expression) -> list[exp.Expression]:
-    """Every node of a tree once, breadth first. Hints are not entered: sqlglot parses a
-    hint's text on its own, so positions inside it are not offsets into the statement.
+def tree_nodes(tree: exp.Expression) -> tuple[list[exp.Expression], list[int]]:
+    """Every node of a tree once, breadth first, and the index of each one's parent in that
+    list (-1 for the root). Hints are not entered: sqlglot parses a hint's text on its own,
+    so positions inside it are not offsets into the statement.
 
     The order of sqlglot's `walk(prune=...)`, read from the arguments directly: its
     generators cost ~2% of a check (valgrind instruction counts over TPC-DS)."""
     nodes = [tree]
-    for node in nodes:  # grows as it is read
+    parents = [-1]
+    add, add_parent = nodes.append, parents.append
+    for at, node in enumerate(nodes):  # grows as it is read
         if isinstance(node, exp.Hint):
             continue
         for value in node.args.values():
             if isinstance(value, exp.Expression):
-                nodes.append(value)
+                add(value)
+                add_parent(at)
             elif type(value) is list:
-                nodes.extend(v for v in value if isinstance(v, exp.Expression))
-    return nodes
+                for item in value:
+                    if isinstance(item, exp.Expression):
+                        add(item)
+                        add_parent(at)
+    return nodes, parents
 
 
 def position(node: exp.Expression) -> Range | None:
@@ -83,8 +90,8 @@ class Spans:
         # What `positioned` and `leaves` found for the nodes of the tree, by `id`: the tree
         # is kept (and never changed), so no other node can have one of these ids.
         self.tree = tree
-        nodes = tree_nodes(tree)
-        self._positioned = self._positioned_all(nodes)
+        nodes, parents = tree_nodes(tree)
+        self._positioned = self._positioned_all(nodes, parents)
         self._leaves: dict[int, Range | None] = {}
         self.selects = select_anchors(self, [n for n in nodes if isinstance(n, exp.Select)])
 
@@ -114,27 +121,27 @@ class Spans:
             found = merged(found, self.positioned(child))
         return found
 
-    def _positioned_all(self, nodes: list[exp.Expression]) -> dict[int, Range | None]:
+    def _positioned_all(self, nodes: list[exp.Expression], parents: list[int]) -> dict[int, Range | None]:
         """`positioned` of every node of a tree listed by `tree_nodes`: children before
-        parents, each merged into its parent's entry when it is done."""
-        table: dict[int, Range | None] = {}
-        root = nodes[0]
-        for node in reversed(nodes):
-            key = id(node)
-            if isinstance(node, exp.Hint):
-                found = table[key] = None
-            elif node._meta is None:  # most nodes: no position of their own
-                found = table[key] = table.get(key)
-            else:
-                found = table[key] = merged(self._own_position(node), table.get(key))
-            if node is not root and found is not None:
-                parent = id(node.parent)
-                above = table.get(parent)
-                # `merged`, written out: this runs for most nodes of every statement
-                table[parent] = found if above is None else (
-                    min(above[0], found[0]), max(above[1], found[1])
+        parents, each merged into its parent's entry when it is done. Entries are kept by
+        place in the list until the end: this runs for every node of every statement."""
+        found: list[Range | None] = [None] * len(nodes)
+        for at in range(len(nodes) - 1, -1, -1):
+            node = nodes[at]
+            here = found[at]
+            if node._meta is not None and not isinstance(node, exp.Hint):  # most nodes have none
+                own = self._own_position(node)
+                if own is not None:
+                    here = found[at] = own if here is None else (
+                        min(own[0], here[0]), max(own[1], here[1])
+                    )
+            if here is not None and at:
+                parent = parents[at]
+                above = found[parent]
+                found[parent] = here if above is None else (
+                    min(above[0], here[0]), max(above[1], here[1])
                 )
-        return table
+        return dict(zip(map(id, nodes), found))
 
     def _own_position(self, node: exp.Expression) -> Range | None:
         where = position(node)
@@ -258,7 +265,13 @@ class Spans:
         while self.index.type(first) in (T.HINT, T.DISTINCT, T.ALL):
             first += 1
         last = self.index.clause_end(first - 1)
-        found = self.leaves(exp.Tuple(expressions=list(select.expressions)))
+        # The items' leaves together, read without wrapping them in a node: a new node
+        # takes its children as its own (their `parent`), which would change the tree.
+        found = None
+        for item in select.expressions:
+            found = merged(found, self.positioned(item))
+        if found is not None:
+            found = self.balanced(*found)
         if found and found[1] > last:
             last = found[1]
         return Clause(self.index.span(anchor, max(last, anchor)), self.items(first, last, select.expressions))

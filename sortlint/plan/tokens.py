@@ -21,12 +21,12 @@ from __future__ import annotations
 
 import bisect
 import re
+import threading
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
-from functools import cached_property
 
 from sqlglot.errors import TokenError
-from sqlglot.tokens import Token, TokenType
+from sqlglot.tokens import Token, Tokenizer, TokenType
 
 from sortlint.plan.dialect import sql_dialect
 from sortlint.plan.nodes import Span
@@ -90,7 +90,7 @@ def tokenize(text: str, dialect: str) -> tuple[list[Token], tuple[Elision, ...]]
     """The dialect's tokens of `text`, without the middle rows of long VALUES lists and the
     middle values of long IN lists of filters (and which those are); a TokenError where the
     tokenizer fails."""
-    tokenizer = sql_dialect(dialect).tokenizer()
+    tokenizer = dialect_tokenizer(dialect)
     candidates = list(_long_lists(text))
     if not candidates:
         return tokenizer.tokenize(text), ()
@@ -115,6 +115,27 @@ def tokenize(text: str, dialect: str) -> tuple[list[Token], tuple[Elision, ...]]
         position = elision.end
     tokens += _shifted(tokenizer.tokenize(text[position:]), lines, position)
     return tokens, tuple(elided)
+
+
+_TOKENIZERS = threading.local()  # each thread's tokenizer of each dialect, by name
+
+
+def dialect_tokenizer(dialect: str) -> Tokenizer:
+    """The dialect's tokenizer, made once per thread and reused: `tokenize` starts by
+    resetting its state and hands back a new list each time, and making one cost about a
+    quarter of tokenizing a short statement (a big file's statements are tokenized one by
+    one when they are parsed)."""
+    made = _TOKENIZERS.__dict__
+    if dialect not in made:
+        made[dialect] = sql_dialect(dialect).tokenizer()
+    return made[dialect]
+
+
+def drop_tokenizer(dialect: str) -> None:
+    """Let this thread's tokenizer of the dialect go: it holds the last text it read and
+    its tokens until it reads another, which after a whole file (or a piece of one) are
+    megabytes kept alive for nothing."""
+    _TOKENIZERS.__dict__.pop(dialect, None)
 
 
 def _long_lists(text: str) -> Iterator[tuple[int, TokenType, Elision]]:
@@ -189,40 +210,40 @@ _LINE_BREAK = re.compile(r"\n|\r(?!\n)")
 
 @dataclass(frozen=True)
 class TokenIndex:
+    """A unit's tokens with the tables the span lookups read: every lookup reads them, so
+    they are made with the index (as `cached_property`s they cost the lock Python 3.11
+    takes on each first read, four times a statement)."""
+
     tokens: tuple[Token, ...]
     elided: tuple[Elision, ...] = field(default=(), compare=False)
     unit: Unit | None = field(default=None, compare=False)  # the unit the tokens were read from
+    # For each bracket, the index of the one that matches it; -1 elsewhere.
+    partners: tuple[int, ...] = field(init=False, repr=False, compare=False)
+    # `close_of` every token, read by the scans at a clause's own depth, which ask it of
+    # every token they pass.
+    _element_ends: tuple[int, ...] = field(init=False, repr=False, compare=False)
+    _types: tuple[TokenType, ...] = field(init=False, repr=False, compare=False)
+    _starts: tuple[int, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        types = tuple(token.token_type for token in self.tokens)
+        partners = [-1] * len(types)
+        stack: list[int] = []
+        for i, kind in enumerate(types):
+            if kind in OPENING:
+                stack.append(i)
+            elif kind in CLOSING and stack:
+                partners[i] = stack[-1]
+                partners[stack.pop()] = i
+        made = object.__setattr__  # the dataclass is frozen
+        made(self, "partners", tuple(partners))
+        made(self, "_element_ends", tuple(partner if partner > i else i for i, partner in enumerate(partners)))
+        made(self, "_types", types)
+        made(self, "_starts", tuple(token.start for token in self.tokens))
 
     def elided_rows(self, span: Span) -> int:
         """How many rows of VALUES lists inside `span` the tokens leave out."""
         return sum(e.rows for e in self.elided if span.start <= e.start and e.end <= span.end)
-
-    @cached_property
-    def partners(self) -> tuple[int, ...]:
-        """For each bracket, the index of the one that matches it; -1 elsewhere."""
-        partners = [-1] * len(self.tokens)
-        stack: list[int] = []
-        for i, token in enumerate(self.tokens):
-            if token.token_type in OPENING:
-                stack.append(i)
-            elif token.token_type in CLOSING and stack:
-                partners[i] = stack[-1]
-                partners[stack.pop()] = i
-        return tuple(partners)
-
-    @cached_property
-    def _element_ends(self) -> tuple[int, ...]:
-        """`close_of` every token, read by the scans at a clause's own depth, which ask it
-        of every token they pass."""
-        return tuple(partner if partner > i else i for i, partner in enumerate(self.partners))
-
-    @cached_property
-    def _types(self) -> tuple[TokenType, ...]:
-        return tuple(token.token_type for token in self.tokens)
-
-    @cached_property
-    def _starts(self) -> tuple[int, ...]:
-        return tuple(token.start for token in self.tokens)
 
     def __len__(self) -> int:
         return len(self.tokens)

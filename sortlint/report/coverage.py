@@ -86,7 +86,7 @@ def coverage(files: Sequence, findings: Sequence[Finding], errors: Sequence) -> 
     return result.close(len(files), findings, errors)
 
 
-_NAMED = re.compile(r"\s*\([^()]*\)|`[^`]*`|'[^']*'|\"[^\"]*\"")
+_NAMED = re.compile(r"\s*\([^()]*\)|`[^`]*`|(?<!\w)'[^']*'|\"[^\"]*\"")
 
 
 def reason_group(reason: str) -> str:

@@ -1,4 +1,4 @@
-"""Findings whose fix changes nothing in Spark's plan: how a report says so, and the
+"""Findings whose fix changes nothing Spark runs (`Effect.noop`): how a report says so, and the
 patterns they repeat across files, each counted in one line (as ruff's statistics count a
 rule) so that a reader sees the noise at once and how to leave it out."""
 
@@ -14,9 +14,10 @@ GROUPED_FROM_FILES = 5
 
 
 def no_runtime_effect(finding: Finding) -> bool:
-    """Whether the model predicts that the fix leaves Spark's plan as it is; a finding whose
-    effect the model does not know is not said to have none."""
-    return finding.effect is not None and finding.effect.none
+    """Whether the model predicts that the fix changes nothing Spark runs (`Effect.noop`: a
+    fix that keeps the plan but sorts or hashes by fewer keys saves work, and is not noise);
+    a finding whose effect the model does not know is not said to have none."""
+    return finding.effect is not None and finding.effect.noop
 
 
 def pattern(finding: Finding) -> str:

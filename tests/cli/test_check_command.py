@@ -61,23 +61,27 @@ def test_json_output(repo, capsys):
             "edits": [{"line": 1, "column": 24, "end_line": 1, "end_column": 44, "content": ""}],
         },
         # Spark runs this ORDER BY: a range exchange and a sort (tests/engines/test_spark_rules.py).
-        "effect": {"removes": ["Exchange", "Sort"], "adds": []},
+        "effect": {"removes": ["Exchange", "Sort"], "adds": [], "lightens": []},
     }
 
 
 def test_ignore_noop_leaves_out_the_findings_whose_fix_changes_no_plan(repo, capsys):
-    # The repeated sort key goes, the sort stays: no operator less.
-    (repo / "noop.sql").write_text("SELECT host, time FROM events ORDER BY time, time;\n")
+    # Spark drops the subquery's sort itself: its removal changes nothing Spark runs.
+    (repo / "noop.sql").write_text("SELECT count(*) AS n FROM (SELECT host, time FROM events ORDER BY time) e;\n")
+    # The repeated sort key goes, the sort stays - by one key less: less work, kept.
+    (repo / "lighter.sql").write_text("SELECT host, time FROM events ORDER BY time, time;\n")
     assert main(["check", str(repo), "--output-format", "json"]) == 1
     found = {(f["code"], Path(f["path"]).name): f["effect"] for f in json.loads(capsys.readouterr().out)}
     assert found == {
-        ("SL001", "bad.sql"): {"removes": ["Exchange", "Sort"], "adds": []},
-        ("SL003", "noop.sql"): {"removes": [], "adds": []},
+        ("SL001", "bad.sql"): {"removes": ["Exchange", "Sort"], "adds": [], "lightens": []},
+        ("SL002", "noop.sql"): {"removes": [], "adds": [], "lightens": []},
+        ("SL003", "lighter.sql"): {"removes": [], "adds": [], "lightens": ["Exchange", "Sort"]},
     }
     assert main(["check", str(repo), "--ignore-noop", "--output-format", "concise"]) == 1
-    assert [line.split(": ")[1][:5] for line in capsys.readouterr().out.splitlines()[:-1]] == ["SL001"]
+    assert [line.split(": ")[1][:5] for line in capsys.readouterr().out.splitlines()[:-1]] == ["SL001", "SL003"]
     (repo / "sortlint.yml").write_text(CATALOG + "ignore_noop: true\n")
     assert main(["check", str(repo / "noop.sql")]) == 0
+    assert main(["check", str(repo / "lighter.sql")]) == 1
     (repo / "sortlint.yml").write_text(CATALOG + "target: datafusion\nignore_noop: true\n")
     assert main(["check", str(repo / "noop.sql")]) == 1  # no effect is predicted off Spark: kept
 
@@ -101,6 +105,14 @@ def test_unparsable_sql_is_reported_and_other_files_still_checked(repo, capsys):
     out, err = capsys.readouterr()
     assert f"{repo / 'bad.sql'}:1:25: SL001" in out
     assert err.startswith(f"error: {repo / 'broken.sql'}:3: cannot parse SQL")
+
+
+def test_a_statement_sqlglot_reads_as_a_bare_command_prints_no_warning(repo):
+    # A process of its own: pytest's log capture would hide what sqlglot's logger prints.
+    (repo / "repair.sql").write_text("MSCK REPAIR TABLE db.events;\n")
+    run = subprocess.run([sys.executable, "-m", "sortlint", "check", "repair.sql"],
+                         cwd=repo, capture_output=True, text=True)
+    assert (run.returncode, run.stdout, run.stderr) == (0, "All checks passed (1 file).\n", "")
 
 
 def test_broken_catalog_exits_2_with_file_and_line(repo, capsys):
@@ -237,7 +249,7 @@ def test_any_python_file_checked_that_does_not_parse_is_an_error(tmp_path, monke
     monkeypatch.chdir(tmp_path)
     assert main(["check", "."]) == 2
     assert capsys.readouterr() == (
-        "q.sql:1:41: SL003 [*] sort key a repeats an earlier key [query] (no runtime effect)\n"
+        "q.sql:1:41: SL003 [*] sort key a repeats an earlier key [query]\n"
         "Found 1 finding in 1 file. 1 error.\n",
         "error: scripts/old.py:2: cannot parse Python: Missing parentheses in call to 'print'. Did you mean print(...)?\n",
     )

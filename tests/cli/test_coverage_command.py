@@ -74,6 +74,7 @@ def test_the_json_report(repo, capsys):
     ("LATERAL VIEW: the columns of explode(...), named by types not known",
      "LATERAL VIEW: the columns of explode, named by types not known"),
     ("template file x.sql not found in `dags/`", "template file x.sql not found in"),
+    ("a filter on 'kind' of mart.daily's rows", "a filter on of mart.daily's rows"),
 ])
 def test_reasons_are_grouped_without_their_names(reason, group):
     assert reason_group(reason) == group

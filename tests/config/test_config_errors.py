@@ -207,7 +207,7 @@ def test_unknown_source_key(tmp_path):
     assert error.message == (
         "unknown key 'ordering' in source 'events' (did you mean 'orderings'?); allowed keys: "
         "bucketing, columns, constants, engine_known, format, location, options, orderings, "
-        "partitioned_by, scope, unique"
+        "partitioned_by, scope, unbounded, unique"
     )
 
 
@@ -879,7 +879,16 @@ def test_datafusion_target_partitions_must_be_a_positive_integer(tmp_path, value
 def test_unknown_key_under_datafusion(tmp_path):
     error = config_error(tmp_path, "datafusion:\n  partitions: 1\n")
     assert (error.line, error.message) == (
-        2, "unknown key 'partitions' in datafusion; allowed keys: target_partitions"
+        2,
+        "unknown key 'partitions' in datafusion (did you mean 'target_partitions'?); allowed keys: "
+        "prefer_existing_sort, prefer_hash_join, repartition_joins, target_partitions",
+    )
+
+
+def test_datafusion_optimizer_setting_not_a_boolean(tmp_path):
+    error = config_error(tmp_path, "datafusion:\n  prefer_hash_join: sometimes\n")
+    assert (error.line, error.message) == (
+        2, "datafusion.prefer_hash_join must be true or false, got the string 'sometimes'"
     )
 
 

@@ -398,7 +398,19 @@ def test_datafusion_target_partitions_is_unknown_unless_given(tmp_path):
     default = load_config(write(tmp_path, "sortlint.yml", "target: datafusion\n"))
     assert default.datafusion == DataFusionSettings(target_partitions=None)
     assert not default.datafusion.one_partition
-    assert "DataFusionSettings(target_partitions=None)" in repr(default)
+    assert (
+        "DataFusionSettings(target_partitions=None, prefer_hash_join=True, repartition_joins=True, "
+        "prefer_existing_sort=False)" in repr(default)
+    )
+    assert default.datafusion.join_algorithm == "hash"  # DataFusion's defaults
+    merge = load_config(write(tmp_path, "merge.yml", (
+        "target: datafusion\ndatafusion: {target_partitions: 4, prefer_hash_join: false, "
+        "prefer_existing_sort: true}\n"
+    )))
+    assert merge.datafusion == DataFusionSettings(4, prefer_hash_join=False, prefer_existing_sort=True)
+    assert merge.datafusion.join_algorithm == "sort-merge"
+    unknown = load_config(write(tmp_path, "unknown.yml", "datafusion: {prefer_hash_join: false}\n"))
+    assert unknown.datafusion.join_algorithm is None  # the partition count decides
     one = load_config(write(tmp_path, "one.yml", "target: datafusion\ndatafusion: {target_partitions: 1}\n"))
     assert one.datafusion.one_partition
     four = load_config(write(tmp_path, "four.yml", "datafusion:\n  target_partitions: 4\n"))

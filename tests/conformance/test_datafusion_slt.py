@@ -21,7 +21,11 @@ What is compared
   PartialSortExec (TopK included) is reached from the root through pass-through operators
   only; a SortPreservingMergeExec over sorted partitions is no sort.
 * Each case is analysed with the ``target_partitions`` it ran with (``config``: 1, 2, 3, 4 or
-  8; the sqllogictest runner's default is 4) as ``datafusion: {target_partitions: N}``.
+  8; the sqllogictest runner's default is 4) as ``datafusion: {target_partitions: N}``, and
+  with the ``datafusion.optimizer.prefer_hash_join`` / ``repartition_joins`` /
+  ``prefer_existing_sort`` its file sets (``config.settings``) as the same ``datafusion:``
+  settings; each table with its ``STORED AS`` format (``format: csv``: no statistics) and
+  ``unbounded`` as the DDL says.
 * ``sink_sort_required`` (EXPLAIN INSERT): DataFusion keeps the INSERT's own ORDER BY as a sort
   under the DataSinkExec, and the sink itself requires the target table's declared ordering
   (`required_input_ordering` of the sink). sortlint needs a sort under the sink iff that ORDER
@@ -76,6 +80,7 @@ import yaml
 from sortlint.config import (
     Column, Config, DataFusionSettings, DeclaredOrdering, Location, OrderingItem, Source,
 )
+from sortlint.config.model import STORAGE_FORMATS, Storage
 from sortlint.engines import Analysis, analyse
 from sortlint.ordering import Expr, SortKey, SortOptions
 from sortlint.plan import nodes as n
@@ -144,11 +149,21 @@ def spark_type(text: str | None) -> str | None:
     return TYPES.get(lowered)
 
 
+# The `SET datafusion.optimizer.*` of the case's file that sortlint's configuration models;
+# a setting the file does not set is DataFusion's default, which is sortlint's too.
+OPTIMIZER_SETTINGS = ("prefer_hash_join", "repartition_joins", "prefer_existing_sort")
+
+
 def config_of(case: dict) -> Config:
-    """The case's catalog, and the target_partitions its query ran with (1, 2, 3, 4 or 8;
-    the runner's default is 4)."""
+    """The case's catalog, the target_partitions its query ran with (1, 2, 3, 4 or 8; the
+    runner's default is 4) and the optimizer settings in force."""
     sources = tuple(source_of(table) for table in case["tables"])
-    settings = DataFusionSettings(target_partitions=case["config"]["target_partitions"])
+    given = case["config"].get("settings") or {}
+    flags = {
+        key: given[f"datafusion.optimizer.{key}"] == "true"
+        for key in OPTIMIZER_SETTINGS if f"datafusion.optimizer.{key}" in given
+    }
+    settings = DataFusionSettings(target_partitions=case["config"]["target_partitions"], **flags)
     return Config(target="datafusion", dialect=DIALECT, sources=sources, datafusion=settings)
 
 
@@ -180,12 +195,17 @@ def source_of(table: dict) -> Source:
         )
         for ordering in table.get("orderings") or ()
     )
+    # Only the format matters to the model (CSV files have no statistics); the path is the DDL's.
+    stored = (table.get("stored_as") or "").lower()
+    storage = Storage(table.get("location") or "", stored) if stored in STORAGE_FORMATS else None  # type: ignore[arg-type]
     return Source(
         name=table["name"].lower(),
         columns=columns,
         orderings=orderings,
         unique=(primary_key,) if primary_key else (),
         engine_known=True,
+        storage=storage,
+        unbounded=bool(table.get("unbounded")),
         location=location,
     )
 
@@ -409,39 +429,37 @@ JOIN_SUFFIX = (
     "must - here also because SELECT * over both sides yields two outputs of each name, "
     "which carry no facts."
 )
-JOIN_SIDE = (
-    "DataFusion streams {streamed} here and keeps its order, because {why}. Which side a hash "
-    "join builds DataFusion decides from the tables' statistics (issue 10 case 7: a small "
-    "written right side becomes the build side and the rows follow the left side), and whether "
-    "it plans a sort-merge join from its settings; sortlint sees neither, so after a join it "
-    "keeps only an order both sides give ({ours}). It keeps the {kept}: the safe direction."
+PARQUET_SIDE = (
+    "DataFusion's hash join builds dimension_table and streams fact_table_ordered, keeping "
+    "its order (f_dkey): {how}, on the Parquet files' statistics (byte sizes, inexact after "
+    "the filter on dimension_table). Parquet files carry statistics the catalog does not "
+    "declare, so sortlint cannot know which side is built: it keeps only an order both sides "
+    "give, and dimension_table has none. It keeps the {kept}: the safe direction. (Where a "
+    "side reads CSV files, which have none, DataFusion never swaps and sortlint knows the "
+    "right side streams: joins_004.)"
+)
+SWAPPED = "written `fact f JOIN dimension d`, JoinSelection swapped the inputs"
+NOT_SWAPPED = "written `dimension d JOIN fact f`, JoinSelection left the inputs as they are"
+SORT_MERGE_ONE_FILE = (
+    "The file sets prefer_hash_join = false and prefer_existing_sort = true with 2 partitions, "
+    "so DataFusion plans a SortMergeJoinExec, which keeps the order of its {kept} side - and "
+    "sortlint models that (engines/datafusion.py, _sort_merge_join). But that side is "
+    "ROW_NUMBER() OVER () over annotated_data, and its order [a, b, c] (which the merge join "
+    "needs: it joins on a) survives the window only because the table is one CSV file read as "
+    "one partition: over two file groups DataFusion coalesces the partitions for the window, "
+    "loses [a, b, c] and sorts the side by a, and rn1 is no longer in order (measured on the "
+    "datafusion package with a table of two files). The catalog does not say how many files a "
+    "table has, so sortlint keeps the sort: the safe direction."
 )
 
 DISAGREEMENTS: dict[str, str] = {
-    # --- sortlint does not know which side of a join DataFusion streams; it keeps the sort ---
-    "joins_002": JOIN_SIDE.format(
-        streamed="the right side of a RIGHT JOIN (a SortMergeJoinExec)",
-        why="this file's settings make it plan a sort-merge join",
-        ours="none after an outer join: a hash join reorders it, see the fuzzer's "
-             "datafusion-right-join-order reproducer", kept="sort"),
-    "joins_004": JOIN_SIDE.format(
-        streamed="the written right side (rn1)", why="both sides are one file and it builds the left",
-        ours="the left side is ordered by [a, b, c], not by rn1", kept="sort"),
-    "joins_008": JOIN_SIDE.format(
-        streamed="the written right side (row_n)", why="both sides are one file and it builds the left",
-        ours="the left side is not ordered by row_n", kept="hash aggregate and the sort"),
-    "group_by_015": JOIN_SIDE.format(
-        streamed="the written right side (row_n)", why="both sides are one file and it builds the left",
-        ours="the left side is not ordered by row_n", kept="hash aggregate and the sort"),
-    "join_disable_repartition_joins_001": JOIN_SIDE.format(
-        streamed="the written right side (t2, ordered by a)", why="it builds the left one",
-        ours="t1 is not ordered by t2.a", kept="sort"),
-    "repartition_subset_satisfaction_005": JOIN_SIDE.format(
-        streamed="fact_table_ordered", why="its statistics make dimension_table the build side",
-        ours="dimension_table declares no ordering", kept="hash aggregates"),
-    "repartition_subset_satisfaction_006": JOIN_SIDE.format(
-        streamed="fact_table_ordered", why="its statistics make dimension_table the build side",
-        ours="dimension_table declares no ordering", kept="hash aggregates"),
+    # --- which side of a join DataFusion streams rests on what the catalog does not say ---
+    "joins_001": SORT_MERGE_ONE_FILE.format(kept="left (an inner join)"),
+    "joins_002": SORT_MERGE_ONE_FILE.format(kept="right (a RIGHT JOIN)"),
+    "preserve_file_partitioning_003": PARQUET_SIDE.format(how=SWAPPED, kept="hash aggregate and the sort"),
+    "preserve_file_partitioning_004": PARQUET_SIDE.format(how=SWAPPED, kept="hash aggregate and the sort"),
+    "repartition_subset_satisfaction_005": PARQUET_SIDE.format(how=NOT_SWAPPED, kept="hash aggregates"),
+    "repartition_subset_satisfaction_006": PARQUET_SIDE.format(how=NOT_SWAPPED, kept="hash aggregates"),
     "sort_pushdown_039": (
         "DataFusion needs no SortExec here: with one partition it reads the files in order and "
         "pushes the LIMIT into the scan (limit=3, output_ordering=[id]). But the ORDER BY is what "
@@ -496,25 +514,6 @@ DISAGREEMENTS: dict[str, str] = {
         kept="r_table (a, b, c)",
         last="l_table.a",
     ),
-    # --- DataFusion's optimizer setting or statistics decide; sortlint keeps the sort ---
-    "joins_001": (
-        "The case sets datafusion.optimizer.prefer_hash_join = false, so DataFusion plans a "
-        "SortMergeJoinExec, which streams the left input and keeps its order (l_table.rn1). "
-        "sortlint models DataFusion's default hash join, which keeps only the right (probe) "
-        "side's order, and its Config has no such setting: it keeps the sort on l_table.rn1."
-    ),
-    "preserve_file_partitioning_003": (
-        "DataFusion's JoinSelection swapped the join inputs using parquet statistics: the "
-        "filtered dimension table is smaller, so it became the build side and "
-        "fact_table_ordered the probe side, whose order (f_dkey) the hash join keeps. sortlint "
-        "cannot see statistics; from `fact f JOIN dimension d` it keeps the right (dimension) "
-        "side's order, so f.f_dkey is unordered: the aggregate hashes and the ORDER BY sorts."
-    ),
-    "preserve_file_partitioning_004": (
-        "Same plan shape as preserve_file_partitioning_003 (statistics made fact_table_ordered "
-        "the probe side of the hash join; sortlint keeps the SQL right side's order), with "
-        "preserve_file_partitions = 1 making the aggregate SinglePartitioned."
-    ),
     # --- DataFusion misses an order sortlint proves; the sort is not needed ---
     "sort_pushdown_026": (
         "sortlint is right and DataFusion keeps an unneeded sort, as the case's own comment "
@@ -524,29 +523,6 @@ DISAGREEMENTS: dict[str, str] = {
         "ordered by x ASC NULLS LAST; x is INT and DataFusion evaluates 2 * CAST(x AS BIGINT), "
         "which cannot overflow and is strictly increasing in x, with NULL exactly where x is "
         "NULL - so it is ordered ASC NULLS LAST too, and the SortExec is redundant."
-    ),
-    # --- semi and anti joins: the order DataFusion keeps rests on which side it builds ---
-    "joins_005": (
-        "DataFusion's HashJoinExec(RightAnti) builds l_table and streams r_table, so the rows "
-        "left keep r_table's order (rn1). Had the statistics made r_table the smaller side, "
-        "JoinSelection would swap the inputs into a LeftAnti that builds r_table and emits its "
-        "unmatched rows at the end, an order DataFusion does not claim (maintains_input_order "
-        "is false for the build side). sortlint sees no statistics, so it keeps no order "
-        "after a semi or anti join: the safe direction."
-    ),
-    "join_disable_repartition_joins_002": (
-        "Same as joins_005 for RIGHT SEMI: DataFusion's HashJoinExec(RightSemi) streams t2 "
-        "and keeps its order [a, b] here because the statistics do not swap the inputs; "
-        "swapped, the LeftSemi emits t2's rows from its build side, in no order DataFusion "
-        "claims. sortlint keeps no order after a semi join, and keeps the sort."
-    ),
-    "window_019": (
-        "multiple_ordered_table_inf is UNBOUNDED: on an infinite source DataFusion runs the "
-        "window PARTITION BY d ORDER BY a without sorting (BoundedWindowAggExec mode=Linear), "
-        "so its rows keep their order [c]. sortlint's catalog has no unbounded sources and it "
-        "models the bounded case, where DataFusion sorts by [d, a] for the window and the "
-        "ORDER BY c then needs its own sort: the safe direction. (The named WINDOW clause is "
-        "written out by the builder, sortlint/plan/select.py.)"
     ),
     # --- what sortlint cannot know ---
     "order_012": (
@@ -598,7 +574,7 @@ def final_order_by_agreement() -> tuple[int, int]:
 
 def test_final_order_by_agreement() -> None:
     # The figure docs/conformance.md quotes; update both when a disagreement is fixed.
-    assert final_order_by_agreement() == (110, 133)
+    assert final_order_by_agreement() == (117, 133)
 
 
 def test_disagreements_name_compared_cases() -> None:

@@ -16,6 +16,13 @@ from pathlib import Path
 import pytest
 
 from sortlint.config import load_config
+from sortlint.engines import analyse
+from sortlint.errors import ConfigError
+from sortlint.ordering import SortKey
+from sortlint.plan import nodes as n
+from sortlint.plan.statement import build_statement
+from sortlint.plan.tables import Tables
+from sortlint.units import Unit
 from sortlint.workspace.check import check
 
 datafusion = pytest.importorskip("datafusion")
@@ -212,3 +219,204 @@ def test_one_partition_a_join_keeps_the_order_both_sides_give(tmp_path):
         assert keys == sorted(keys) and len(set(keys)) == 37, joined
         (tmp_path / "q.sql").write_text(f"{query} ORDER BY s.k")
         assert [f.code for f in check([tmp_path / "q.sql"], config).findings] == ["SL001"], joined
+
+
+# --- joins under `datafusion.optimizer.*` settings ------------------------------------------
+
+JOIN_CATALOG = """
+target: datafusion
+datafusion: {settings}
+sources:
+  l: {{columns: {{k: bigint not null, v: bigint not null}}, orderings: [[k, v]]}}
+  r: {{columns: {{k: bigint not null, w: bigint not null}}}}
+"""
+
+
+@pytest.fixture(scope="module")
+def join_tables(tmp_path_factory):
+    """`l` of two Parquet files (two partitions: a repartition by the join key keeps their
+    order only when asked to), ordered by (k, v); `r` of one file, in no declared order."""
+    base = tmp_path_factory.mktemp("datafusion-joins")
+    for name in ("l", "r"):
+        (base / name).mkdir()
+    for index in range(2):
+        rows = range(index * 500, index * 500 + 500)
+        pq.write_table(pa.table({"k": pa.array([i // 10 for i in rows], pa.int64()), "v": pa.array(rows, pa.int64())}),
+                       base / "l" / f"{index}.parquet")
+    pq.write_table(pa.table({"k": pa.array([i % 100 for i in range(300)], pa.int64()), "w": pa.array(range(300), pa.int64())}),
+                   base / "r" / "0.parquet")
+    return base
+
+
+def explain(base: Path, settings: dict, sql: str) -> str:
+    config = datafusion.SessionConfig().with_target_partitions(settings.get("target_partitions", 2))
+    for key in ("prefer_hash_join", "repartition_joins", "prefer_existing_sort"):
+        if key in settings:
+            config = config.set(f"datafusion.optimizer.{key}", str(settings[key]).lower())
+    ctx = datafusion.SessionContext(config)
+    ctx.sql(f"CREATE EXTERNAL TABLE l (k BIGINT NOT NULL, v BIGINT NOT NULL) STORED AS PARQUET "
+            f"WITH ORDER (k ASC NULLS LAST, v ASC NULLS LAST) LOCATION '{base / 'l'}/'").collect()
+    ctx.sql(f"CREATE EXTERNAL TABLE r (k BIGINT NOT NULL, w BIGINT NOT NULL) STORED AS PARQUET "
+            f"LOCATION '{base / 'r'}/'").collect()
+    rows = ctx.sql(f"EXPLAIN {sql}").to_pylist()
+    return next(row["plan"] for row in rows if row["plan_type"] == "physical_plan")
+
+
+def sorted_in_each_partition(tmp_path: Path, settings: dict, sql: str, catalog: str = JOIN_CATALOG) -> bool:
+    """Whether sortlint says the final ORDER BY's input is ordered inside each partition
+    (DataFusion then merges it with no SortExec)."""
+    flow = "{" + ", ".join(f"{k}: {str(v).lower()}" for k, v in settings.items()) + "}"
+    (tmp_path / "sortlint.yml").write_text(catalog.format(settings=flow))
+    config = load_config(tmp_path / "sortlint.yml")
+    unit = Unit(path=tmp_path / "q.sql", text=sql, start=0, raw=sql)
+    tables = Tables({source.name: tuple(c.name for c in source.columns) for source in config.sources})
+    root = build_statement(unit, tables, "postgres", "datafusion").root
+    sort = next(node for node in n.walk(root) if isinstance(node, n.Sort))
+    keys = [SortKey(item.expr, item.options) for item in sort.keys]
+    return analyse(root, config).of(sort.children[0]).satisfies(keys, per_partition=True)
+
+
+SORT_MERGE = {"target_partitions": 2, "prefer_hash_join": False, "prefer_existing_sort": True}
+
+
+@pytest.mark.parametrize(
+    ("settings", "sql", "ordered"),
+    [
+        # A sort-merge join streams its left side, kept in order through the repartition.
+        (SORT_MERGE, "SELECT l.k, l.v, r.w FROM l JOIN r ON l.k = r.k ORDER BY l.k, l.v", True),
+        (SORT_MERGE, "SELECT l.k, l.v FROM l LEFT SEMI JOIN r ON l.k = r.k ORDER BY l.k, l.v", True),
+        # ... the right side of a RIGHT JOIN: here r, not ordered, so it is sorted by k only.
+        (SORT_MERGE, "SELECT l.k, l.v, r.w FROM r RIGHT JOIN l ON l.k = r.k ORDER BY l.k, l.v", True),
+        (SORT_MERGE, "SELECT l.k, l.v, r.w FROM l RIGHT JOIN r ON l.k = r.k ORDER BY l.k, l.v", False),
+        # A FULL JOIN keeps no side's order.
+        (SORT_MERGE, "SELECT l.k, l.v, r.w FROM l FULL JOIN r ON l.k = r.k ORDER BY l.k, l.v", False),
+        # The left side is not ordered by the join key: sorted by it, its order is lost.
+        (SORT_MERGE, "SELECT l.k, l.v, r.w FROM l JOIN r ON l.v = r.k ORDER BY l.k, l.v", False),
+        # Without prefer_existing_sort its two partitions are repartitioned out of order.
+        ({**SORT_MERGE, "prefer_existing_sort": False},
+         "SELECT l.k, l.v, r.w FROM l JOIN r ON l.k = r.k ORDER BY l.k, l.v", False),
+        # DataFusion's defaults: a hash join, which keeps only what both sides give.
+        ({"target_partitions": 2}, "SELECT l.k, l.v, r.w FROM l JOIN r ON l.k = r.k ORDER BY l.k, l.v", False),
+    ],
+)
+def test_sort_merge_join_keeps_its_streamed_side_in_order(join_tables, tmp_path, settings, sql, ordered):
+    assert sorted_in_each_partition(tmp_path, settings, sql) is ordered
+    plan = explain(join_tables, settings, sql)
+    assert ("SortMergeJoinExec" in plan) is (settings.get("prefer_hash_join") is False)
+    if ordered:
+        assert "SortExec: expr=[k@0 ASC NULLS LAST, v@1 ASC NULLS LAST]" not in plan, plan
+        assert "preserve_order=true" in plan, plan
+
+
+def test_a_sort_merge_join_or_a_hash_join_as_the_partition_count_decides(tmp_path):
+    """`prefer_hash_join: false` with no `target_partitions`: one partition plans a hash join,
+    several a sort-merge join; sortlint, not told which, keeps no order after the join."""
+    settings = {"prefer_hash_join": False, "prefer_existing_sort": True}
+    sql = "SELECT l.k, l.v, r.w FROM l JOIN r ON l.k = r.k ORDER BY l.k, l.v"
+    assert sorted_in_each_partition(tmp_path, settings, sql) is False
+    assert sorted_in_each_partition(tmp_path, {**settings, "target_partitions": 2}, sql) is True
+
+
+# --- hash joins over CSV files: no statistics, so no swap -----------------------------------
+
+CSV_CATALOG = """
+target: datafusion
+datafusion: {{target_partitions: 1}}
+sources:
+  l: {{columns: {{k: bigint not null, v: bigint not null}}, location: {base}/l/, format: {format}}}
+  r: {{columns: {{k: bigint not null, w: bigint not null}}, orderings: [[w]], location: {base}/r/, format: {format}}}
+"""
+
+
+def test_a_hash_join_with_a_side_read_from_csv_streams_its_right_side(tmp_path):
+    """JoinSelection swaps a hash join's inputs only when both sides' statistics show the
+    left larger; CSV files have none (`Rows=Absent, Bytes=Absent`). So with one partition
+    (mode=CollectLeft) the right side streams in its order, even when the left one, built,
+    is far smaller (joins_004 of the slt cases): SL001. The same tables in Parquet have
+    statistics: sortlint, not told which side is smaller, keeps the sort."""
+    base = tmp_path / "data"
+    for name, rows in (("l", 5), ("r", 4000)):
+        (base / name).mkdir(parents=True)
+        second = "v" if name == "l" else "w"
+        lines = [f"k,{second}"] + [f"{i % 5},{i}" for i in range(rows)]
+        (base / name / "0.csv").write_text("\n".join(lines) + "\n")
+    ctx = datafusion.SessionContext(datafusion.SessionConfig().with_target_partitions(1))
+    ctx.sql(f"CREATE EXTERNAL TABLE l (k BIGINT NOT NULL, v BIGINT NOT NULL) STORED AS CSV "
+            f"LOCATION '{base / 'l'}/' OPTIONS ('format.has_header' 'true')").collect()
+    ctx.sql(f"CREATE EXTERNAL TABLE r (k BIGINT NOT NULL, w BIGINT NOT NULL) STORED AS CSV "
+            f"WITH ORDER (w ASC NULLS LAST) LOCATION '{base / 'r'}/' OPTIONS ('format.has_header' 'true')").collect()
+    queries = {
+        "inner": "SELECT l.v, r.w FROM l JOIN r ON l.k = r.k",
+        "right semi": "SELECT r.w FROM l RIGHT SEMI JOIN r ON l.k = r.k",
+        "right anti": "SELECT r.w FROM l RIGHT ANTI JOIN r ON l.k = r.k AND l.v > 2",
+    }
+    for name, query in queries.items():
+        plan = ctx.sql(f"EXPLAIN {query}").to_pylist()[-1]["plan"]
+        assert "HashJoinExec: mode=CollectLeft" in plan and "swap" not in plan.lower(), plan
+        rows = [row["w"] for row in ctx.sql(query).to_pylist()]
+        assert rows == sorted(rows) and rows, name
+    found = {}
+    for format_ in ("csv", "parquet"):
+        (tmp_path / "sortlint.yml").write_text(CSV_CATALOG.format(base=base, format=format_))
+        config = load_config(tmp_path / "sortlint.yml")
+        for name, query in queries.items():
+            (tmp_path / "q.sql").write_text(f"{query} ORDER BY r.w")
+            found[format_, name] = [f.code for f in check([tmp_path / "q.sql"], config).findings]
+    assert found == {
+        ("csv", "inner"): ["SL001"], ("csv", "right semi"): ["SL001"], ("csv", "right anti"): ["SL001"],
+        ("parquet", "inner"): [], ("parquet", "right semi"): [], ("parquet", "right anti"): [],
+    }
+
+
+def test_a_left_semi_join_over_csv_emits_from_its_build_side(tmp_path):
+    """`l LEFT SEMI JOIN r` builds l (no statistics, no swap) and emits its matched rows
+    from the hash table: in no order DataFusion claims. No SL001."""
+    base = tmp_path / "data"
+    (base / "l").mkdir(parents=True)
+    (base / "r").mkdir(parents=True)
+    (base / "l" / "0.csv").write_text("k,v\n1,1\n")
+    (base / "r" / "0.csv").write_text("k,w\n1,1\n")
+    (tmp_path / "sortlint.yml").write_text(CSV_CATALOG.format(base=base, format="csv"))
+    config = load_config(tmp_path / "sortlint.yml")
+    (tmp_path / "q.sql").write_text("SELECT r.w FROM r LEFT SEMI JOIN l ON l.k = r.k ORDER BY r.w")
+    assert [f.code for f in check([tmp_path / "q.sql"], config).findings] == []
+
+
+# --- unbounded sources ----------------------------------------------------------------------
+
+UNBOUNDED_CATALOG = """
+target: datafusion
+datafusion: {settings}
+sources:
+  s: {{columns: {{a: int not null, b: int, c: int, d: int}}, orderings: [[a, b], [c]], unbounded: true}}
+"""
+
+
+@pytest.mark.parametrize(
+    ("window", "ordered"),
+    [
+        # DataFusion cannot sort an infinite input: the window runs as rows come
+        # (mode=Linear), over an order-preserving repartition by d (window_019).
+        ("avg(d) OVER (PARTITION BY d ORDER BY a RANGE 10 PRECEDING)", True),
+        ("avg(d) OVER (PARTITION BY d ORDER BY a DESC RANGE 10 PRECEDING)", True),
+        ("row_number() OVER (PARTITION BY d ORDER BY a)", True),
+    ],
+)
+def test_a_window_over_an_unbounded_source_keeps_its_order(tmp_path, window, ordered):
+    sql = f"SELECT a, b, c, d, {window} AS x FROM s ORDER BY c"
+    assert sorted_in_each_partition(tmp_path, {"target_partitions": 2}, sql, UNBOUNDED_CATALOG) is ordered
+    bounded = UNBOUNDED_CATALOG.replace(", unbounded: true", "")
+    assert sorted_in_each_partition(tmp_path, {"target_partitions": 2}, sql, bounded) is False
+    (tmp_path / "s.csv").write_text("a,b,c,d\n1,1,1,1\n")
+    ctx = datafusion.SessionContext(datafusion.SessionConfig().with_target_partitions(2))
+    ctx.sql(f"CREATE UNBOUNDED EXTERNAL TABLE s (a INT NOT NULL, b INT, c INT, d INT) STORED AS CSV "
+            f"LOCATION '{tmp_path / 's.csv'}' WITH ORDER (a ASC, b ASC) WITH ORDER (c ASC) "
+            f"OPTIONS ('format.has_header' 'true')").collect()
+    plan = ctx.sql(f"EXPLAIN {sql}").to_pylist()[-1]["plan"]
+    assert "SortExec" not in plan and "mode=[Linear]" in plan, plan
+
+
+def test_unbounded_is_a_datafusion_source_setting(tmp_path):
+    (tmp_path / "sortlint.yml").write_text("target: spark\nsources:\n  s:\n    unbounded: true\n")
+    with pytest.raises(ConfigError, match=r"sortlint.yml:4: unbounded: true on source 's' needs target: datafusion"):
+        load_config(tmp_path / "sortlint.yml")

@@ -784,7 +784,22 @@ EFFECTS = {
     "SL001 an ORDER BY Spark folds away": (
         f"SELECT k, c FROM (SELECT k, 5 AS c FROM {DB}.events) s ORDER BY c", "SL001", Effect()
     ),
+    # Fuzz seed 5103 (spark-airflow): without the constant first key the sorted top-k's order
+    # starts with the DISTINCT's column, which Spark then streams on - no sort added, no worse
+    # (`Effect.worse`): the fix is offered.
+    "SL003 a key whose removal lets a DISTINCT above stream": (
+        f"SELECT DISTINCT w.v FROM (SELECT e.k, e.s, e.v FROM {DB}.events e WHERE e.s = 'a' "
+        "ORDER BY s, v NULLS FIRST, k LIMIT 10) w WHERE w.k = 2 ORDER BY v NULLS LAST",
+        "SL003", HASH_TO_SORT_AGGREGATE,
+    ),
     # Fixes withheld, with the text the fix would have written: the plan they would make.
+    # FUZZ_SEED=6202 spark-multifile: a plain LIMIT in place of a subquery's sorted top-k
+    # gathers its rows with an exchange of its own (as the statement's result it does not).
+    "SL001 a sorted top-k in a subquery": (
+        f"SELECT s.k FROM (SELECT k FROM {DB}.events WHERE k = 3 ORDER BY k LIMIT 6) s WHERE s.k > 0",
+        "SL001", Effect(removes=("TakeOrderedAndProject",), adds=("Exchange",)),
+        f"SELECT s.k FROM (SELECT k FROM {DB}.events WHERE k = 3 LIMIT 6) s WHERE s.k > 0",
+    ),
     # The fuzz slice's q000_037 (FUZZ_SEED=4): one DISTINCT's rows are shuffled by the keys and
     # its columns, which a key among those columns lets the final aggregate reuse.
     "SL103 a key among the DISTINCT columns": (
@@ -796,15 +811,6 @@ EFFECTS = {
         f"SELECT k, p, count(*) AS n FROM (SELECT * FROM {DB}.source WHERE p = 'a' DISTRIBUTE BY p) e GROUP BY k, p",
         "SL103", Effect(adds=("Exchange", "HashAggregate")),  # a partial and a final aggregate
         f"SELECT k, 'a' AS p, count(*) AS n FROM (SELECT * FROM {DB}.source WHERE p = 'a' DISTRIBUTE BY p) e GROUP BY k",
-    ),
-    # Fuzz seed 5103 (spark-airflow): without the constant first key the sorted top-k's order
-    # starts with the DISTINCT's column, which Spark then streams on.
-    "SL003 a key whose removal lets a DISTINCT above stream": (
-        f"SELECT DISTINCT w.v FROM (SELECT e.k, e.s, e.v FROM {DB}.events e WHERE e.s = 'a' "
-        "ORDER BY s, v NULLS FIRST, k LIMIT 10) w WHERE w.k = 2 ORDER BY v NULLS LAST",
-        "SL003", HASH_TO_SORT_AGGREGATE,
-        f"SELECT DISTINCT w.v FROM (SELECT e.k, e.s, e.v FROM {DB}.events e WHERE e.s = 'a' "
-        "ORDER BY v NULLS FIRST, k LIMIT 10) w WHERE w.k = 2 ORDER BY v NULLS LAST",
     ),
     "SL103 a key the rows are clustered by, sort aggregates": (
         f"SELECT id, k, max(s) AS m FROM (SELECT * FROM {DB}.events WHERE k = 3 DISTRIBUTE BY k) e GROUP BY id, k",

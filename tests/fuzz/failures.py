@@ -15,7 +15,8 @@ Classes (`Failure.cls`), each prefixed by the engine (`spark/`, `datafusion/`):
   of the CTAS that writes a table another file reads changed the table it writes (schema or
   rows), or made it fail.
 * `safe-plan-worse`, `unsafe-plan-worse` (Spark) — the fixed query's executed plan (AQE off)
-  has a Sort or an Exchange more, or a sort or object-hash aggregate in place of a hash one.
+  is worse by `Effect.worse`: a Sort, an Exchange or an ObjectHashAggregate more (a sort
+  aggregate in place of a hash one counts by the Sort it needs).
 * `safe-effect`, `unsafe-effect` (Spark) — the one applied finding's predicted `effect` is not
   the measured difference of the two plans (several findings' effects are not compared: they
   need not add up).

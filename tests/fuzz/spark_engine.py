@@ -12,8 +12,9 @@ session and compares schema (names and types), rows (multisets) and the original
 ORDER BY's order; Spark's analyzer must accept the fixed text.
 
 The plan oracle then plans both texts with AQE off (`sortlint.integrations.spark.plan_effect`):
-a fix whose executed plan gains a Sort or an Exchange, or an object-hash or sort aggregate in
-place of a hash aggregate, is a failure (`{mode}-plan-worse`); and where one finding's fix was
+a fix whose executed plan is worse by `Effect.worse` - a Sort, an Exchange or an
+ObjectHashAggregate more; a SortAggregate that streams with no Sort added is no worse - is a
+failure (`{mode}-plan-worse`); and where one finding's fix was
 applied and carries a predicted `effect`, it must be the measured difference (`{mode}-effect`;
 several fixes' effects need not add up, and are not compared).
 """
@@ -203,11 +204,8 @@ class SparkHarness:
 
         measured = Effect.between(self.counts(case, case.text), self.counts(case, text))
         self.stats["plans compared"] += 1
-        worse = [o for o in measured.adds if o in ("Sort", "Exchange")]
-        if any(o in measured.adds for o in ("SortAggregate", "ObjectHashAggregate")) and "HashAggregate" in measured.removes:
-            worse += [o for o in measured.adds if o in ("SortAggregate", "ObjectHashAggregate")]
-        if worse:
-            return failure("plan-worse", f"measured {measured.as_json()}: the fix adds {', '.join(worse)}")
+        if measured.worse():
+            return failure("plan-worse", f"measured {measured.as_json()}: the fix adds {', '.join(measured.worse())}")
         predicted = [f.get("effect") for f in findings]
         if not findings or any(p is None for p in predicted):
             return None  # findings without a predicted effect: nothing to compare

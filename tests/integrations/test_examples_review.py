@@ -80,7 +80,7 @@ def test_review_dry_run_of_a_change_to_the_examples(tmp_path, monkeypatch, capsy
                 "path": FILE, "line": 42, "side": "RIGHT",
                 "body": "**[SL003 redundant-sort-keys](https://sortlint.readthedocs.io/en/latest/rules/redundant-sort-keys/)**: sort key "
                 "host is constant: WHERE events.host = 'db-1.example.com' (line 41) (basis: query)\n\n"
-                "On Spark: no runtime effect.\n\n"
+                "On Spark: same plan: an exchange and a sort by fewer keys.\n\n"
                 "Fix: drop the sort key host.\n\n"
                 "```suggestion\nORDER BY time;\n```\n\n"
                 "<!-- sortlint:finding 1b7bb05cc0fdb90e80a149c1ceac1c55 -->",
@@ -89,7 +89,7 @@ def test_review_dry_run_of_a_change_to_the_examples(tmp_path, monkeypatch, capsy
                 "path": FILE, "start_line": 44, "start_side": "RIGHT", "line": 47, "side": "RIGHT",
                 "body": "**[SL103 redundant-group-keys](https://sortlint.readthedocs.io/en/latest/rules/redundant-group-keys/)**: group "
                 "key host is constant: WHERE events.host = 'db-1.example.com' (line 46) (basis: query)\n\n"
-                "On Spark: no runtime effect.\n\n"
+                "On Spark: same plan: a hash aggregate by fewer keys.\n\n"
                 "Fix: drop the group key host.\n\n"
                 "```suggestion\nSELECT 'db-1.example.com' AS host, level, count(*) AS slow_requests\n"
                 "FROM telemetry.events\nWHERE host = 'db-1.example.com' AND latency_ms > 1000\nGROUP BY level;\n```\n\n"

@@ -18,8 +18,8 @@ def test_evidence_from_a_view_in_another_file_names_that_file_and_its_line(tmp_p
     (tmp_path / "c.sql").write_text("CREATE VIEW w AS SELECT a, b FROM t\nWHERE b = 1;\nSELECT a, b FROM w ORDER BY b, a;\n")
     assert main(["check", "--jobs", "1", "."]) == 1
     assert capsys.readouterr().out.splitlines() == [
-        "b.sql:1:29: SL003 [*unsafe] sort key b is constant: WHERE t.b = 1 (a/views.sql:6) (code outside this statement, which may change) [upstream] (no runtime effect)",
-        "c.sql:3:29: SL003 [*] sort key b is constant: WHERE t.b = 1 (line 2) [query] (no runtime effect)",
+        "b.sql:1:29: SL003 [*unsafe] sort key b is constant: WHERE t.b = 1 (a/views.sql:6) (code outside this statement, which may change) [upstream]",
+        "c.sql:3:29: SL003 [*] sort key b is constant: WHERE t.b = 1 (line 2) [query]",
         "Found 2 findings in 2 files.",
     ]
 

@@ -3,12 +3,17 @@ written, whatever the line breaks, comments and parentheses around it."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from plan_support import build, first, text
+from sqlglot import exp
 
 from sortlint.plan.nodes import (
     Aggregate, Alias, Distinct, Filter, Join, Limit, Project, Repartition, Scan, SetOp, Sort,
     Subquery, Values, Window, Write, walk,
 )
+from sortlint.plan.parse import parse_unit
+from sortlint.units import Unit
 
 
 def spans_of(statement, kind):
@@ -179,3 +184,16 @@ def test_every_node_has_a_span():
         ORDER BY r LIMIT 3
     """)
     assert all(node.span is not None for node in walk(statement.root))
+
+
+def test_reading_a_select_lists_span_leaves_the_tree_as_parsed():
+    """The span of a select list is read from its items' leaves; the items stay the
+    Select's (a node wrapped around them for the asking would take them as its own)."""
+    sql = "SELECT a, (b + 1) AS c FROM t"
+    unit = Unit(path=Path("q.sql"), text=sql, start=0, raw=sql)
+    tree, spans = parse_unit(unit, "spark")
+    [select] = list(tree.find_all(exp.Select))
+    clause = spans.select_list(select)
+    assert unit.text[clause.span.start : clause.span.end] == "SELECT a, (b + 1) AS c"
+    assert [unit.text[s.start : s.end] for s in clause.items] == ["a", "(b + 1) AS c"]
+    assert all(item.parent is select for item in select.expressions)

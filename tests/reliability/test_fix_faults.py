@@ -53,7 +53,7 @@ def test_a_read_only_folder(repo, permissions):
         (repo / "a_locked").chmod(0o755)
     assert result.returncode == 2
     assert result.stdout.splitlines() == [
-        "a_locked/q.sql:1:41: SL003 [*] sort key a repeats an earlier key [query] (no runtime effect)",
+        "a_locked/q.sql:1:41: SL003 [*] sort key a repeats an earlier key [query]",
         "Found 1 finding in 1 file. 1 error.",
         "1 fixed, 1 remaining.",
     ]
@@ -69,7 +69,7 @@ def test_a_read_only_file_is_refused(repo, capsys):
     (repo / "a.sql").chmod(0o444)
     assert main(["check", "--fix", "."]) == 2
     assert capsys.readouterr() == (
-        "a.sql:1:41: SL003 [*] sort key a repeats an earlier key [query] (no runtime effect)\n"
+        "a.sql:1:41: SL003 [*] sort key a repeats an earlier key [query]\n"
         "Found 1 finding in 1 file. 1 error.\n"
         "1 fixed, 1 remaining.\n",
         "error: a.sql: not fixed, the file is as it was: the file is read-only\n",
@@ -348,7 +348,7 @@ def test_a_walk_removes_temporary_files_whose_writer_is_gone(repo, capsys):
     ]
     assert main(["check", "."]) == 1
     assert capsys.readouterr() == (
-        "q.sql:1:41: SL003 [*] sort key a repeats an earlier key [query] (no runtime effect)\nFound 1 finding in 1 file.\n", ""
+        "q.sql:1:41: SL003 [*] sort key a repeats an earlier key [query]\nFound 1 finding in 1 file.\n", ""
     )
     assert temporaries(repo) == sorted(kept)
     assert not any(path.exists() for path in stale)

@@ -15,7 +15,7 @@ from sortlint.cli import main
 from sortlint.config.syntax import ACCEPTED_TYPES
 
 FIXABLE = "SELECT a FROM t WHERE b = 1 ORDER BY a, a;\n"
-FINDING = "q.sql:1:41: SL003 [*] sort key a repeats an earlier key [query] (no runtime effect)"
+FINDING = "q.sql:1:41: SL003 [*] sort key a repeats an earlier key [query]"
 RULES = "the rules are SL001, SL002, SL003, SL101, SL102, SL103, SL201, SL301"
 KINDS = "(sortlint reads .sql, .hql and .py files; include: **/*.sql, **/*.py)"
 
@@ -249,7 +249,7 @@ def test_a_byte_order_mark_is_read_and_kept(repo, capsys):
     ).encode())
     assert main(["check", "."]) == 1
     assert out_lines(capsys) == [
-        "job.py:3:52: SL003 [*] sort key a repeats an earlier key [query] (no runtime effect)",
+        "job.py:3:52: SL003 [*] sort key a repeats an earlier key [query]",
         FINDING,
         "Found 2 findings in 2 files.",
     ]
@@ -298,7 +298,7 @@ def test_deep_nesting_is_analysed_or_reported_as_such(repo, capsys):
     (repo / "q.sql").write_text(nested(40) + "\n" + nested(400) + FIXABLE)
     assert main(["check", "q.sql"]) == 2
     assert capsys.readouterr() == (
-        "q.sql:6:41: SL003 [*] sort key a repeats an earlier key [query] (no runtime effect)\nFound 1 finding in 1 file. 1 error.\n",
+        "q.sql:6:41: SL003 [*] sort key a repeats an earlier key [query]\nFound 1 finding in 1 file. 1 error.\n",
         "error: q.sql:5: too deeply nested to analyse (brackets 400 deep; name inner queries "
         "in a WITH clause or a view)\n",
     )
@@ -318,7 +318,7 @@ def test_a_chain_of_400_ctes_is_analysed(repo, capsys):
         "q.sql:1:32: SL002 [*] ORDER BY has no effect: its rows feed a join, which does not keep "
         "the order of its inputs. Spark removes this sort itself; the clause only misleads readers "
         "[query] (no runtime effect)\n"
-        "q.sql:401:53: SL003 [*] sort key a repeats an earlier key [query] (no runtime effect)\n"
+        "q.sql:401:53: SL003 [*] sort key a repeats an earlier key [query]\n"
         "Found 2 findings in 1 file.\n",
         "",
     )

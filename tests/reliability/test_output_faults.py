@@ -14,7 +14,7 @@ from processes import command, environment, run
 
 FIXABLE = "SELECT a FROM t WHERE b = 1 ORDER BY a, a;\n"
 FIXED = "SELECT a FROM t WHERE b = 1 ORDER BY a;\n"
-REPORT = "q.sql:1:41: SL003 [*] sort key a repeats an earlier key [query] (no runtime effect)\nFound 1 finding in 1 file.\n"
+REPORT = "q.sql:1:41: SL003 [*] sort key a repeats an earlier key [query]\nFound 1 finding in 1 file.\n"
 NULL, FULL = (1, 3), (1, 7)  # Linux's /dev/null and /dev/full
 
 

@@ -154,5 +154,5 @@ def test_a_result_under_target_spark_carries_its_effect(repo, capsys):
     assert first["ruleId"] == "SL001"
     assert first["properties"] == {
         "basis": "declared",
-        "effect": {"removes": ["Exchange", "Sort"], "adds": [], "text": "saves an exchange and a sort"},
+        "effect": {"removes": ["Exchange", "Sort"], "adds": [], "lightens": [], "text": "saves an exchange and a sort"},
     }

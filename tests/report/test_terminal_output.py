@@ -28,8 +28,8 @@ QUERY = (
     "SELECT host, time FROM events ORDER BY host,\n  time, host;\n"
 )
 CONCISE = (
-    "q.sql:3:10: SL003 [*] sort key host is constant: WHERE events.host = 'a' (line 2) [query] (no runtime effect)\n"
-    "q.sql:5:9: SL003 [*] sort key host repeats an earlier key [query] (no runtime effect)\n"
+    "q.sql:3:10: SL003 [*] sort key host is constant: WHERE events.host = 'a' (line 2) [query]\n"
+    "q.sql:5:9: SL003 [*] sort key host repeats an earlier key [query]\n"
     "Found 2 findings in 1 file.\n"
 )
 FULL = """\
@@ -38,7 +38,7 @@ q.sql:3:10: SL003 [*] sort key host is constant: WHERE events.host = 'a' (line 2
 3 | ORDER BY host, time;
   |          ^^^^
   |
-  = on Spark: no runtime effect
+  = on Spark: same plan: an exchange and a sort by fewer keys
   = safe fix (--fix): drop the sort key host
 
 q.sql:5:9: SL003 [*] sort key host repeats an earlier key [query]
@@ -46,7 +46,7 @@ q.sql:5:9: SL003 [*] sort key host repeats an earlier key [query]
 5 |   time, host;
   |         ^^^^
   |
-  = on Spark: no runtime effect
+  = on Spark: same plan: an exchange and a sort by fewer keys
   = safe fix (--fix): drop the sort key host
 
 Found 2 findings in 1 file.
@@ -76,7 +76,7 @@ def test_colour_paints_the_parts_of_a_finding(repo, capsys):
     assert main(["check", "--no-cache", "--output-format", "concise", "--color", "always", "q.sql"]) == 1
     assert capsys.readouterr().out.splitlines()[1] == (
         "\x1b[1mq.sql:5:9\x1b[0m: \x1b[1;31mSL003\x1b[0m [*] sort key host repeats an earlier key "
-        "\x1b[2m[query] (no runtime effect)\x1b[0m"
+        "\x1b[2m[query]\x1b[0m"
     )
 
 

@@ -68,8 +68,8 @@ def test_a_repeated_group_key_is_safe_beside_a_declared_unique_key(check):
     assert check(sql) == (
         [
             "q.sql:1:49: SL103 [*unsafe] group key n is determined by the earlier keys: "
-            "declared unique key (id) of t (sortlint.yml:3) [declared] (no runtime effect)",
-            "q.sql:1:52: SL103 [*] group key n repeats an earlier key [query] (no runtime effect)",
+            "declared unique key (id) of t (sortlint.yml:3) [declared]",
+            "q.sql:1:52: SL103 [*] group key n repeats an earlier key [query]",
         ],
         sql,
     )
@@ -78,7 +78,7 @@ def test_a_repeated_group_key_is_safe_beside_a_declared_unique_key(check):
 def test_a_key_the_where_makes_constant_is_safe_beside_a_declared_constant(check):
     sql = "SELECT * FROM c WHERE region = 'EU' ORDER BY region, id\n"
     assert check(sql) == (
-        ["q.sql:1:46: SL003 [*] sort key region is constant: WHERE c.region = 'EU' (line 1) [query] (no runtime effect)"],
+        ["q.sql:1:46: SL003 [*] sort key region is constant: WHERE c.region = 'EU' (line 1) [query]"],
         sql,
     )
     assert check(sql, "--fix")[1] == "SELECT * FROM c WHERE region = 'EU' ORDER BY id\n"

@@ -62,7 +62,9 @@ def findings(root: Path, *paths: str) -> list[tuple]:
 
 
 def _effect(effect: dict | None) -> str:
-    return "unknown" if effect is None else Effect(tuple(effect["removes"]), tuple(effect["adds"])).words()
+    if effect is None:
+        return "unknown"
+    return Effect(tuple(effect["removes"]), tuple(effect["adds"]), tuple(effect["lightens"])).words()
 
 
 @pytest.mark.skipif(not CORPORA.is_dir(), reason="../shared/corpora is not there")

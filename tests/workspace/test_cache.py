@@ -219,10 +219,9 @@ def test_an_edited_upstream_table_model_changes_what_its_readers_know_under_spar
     write(project, {"sortlint.yml": CATALOG.replace("datafusion", "spark")})
 
     def cited_as_a_table(lines: list[str]) -> list[str]:
-        # ... and, the keys being strings, SL103 has no fix: any_value would make Spark sort;
-        # Spark's plan is the same without either key.
+        # ... and, the keys being strings, SL103 has no fix: any_value would make Spark sort.
         return [line.replace("(models/staging/stg_events.sql:1)", "(line 1) in models/staging/stg_events.sql")
-                .replace("SL103 [*unsafe]", "SL103") + " (no runtime effect)" for line in lines]
+                .replace("SL103 [*unsafe]", "SL103") for line in lines]
 
     assert findings(project, capsys, *arguments) == cited_as_a_table(KIND_EMAIL)
     write(project, {"models/staging/stg_events.sql": STAGED.replace("kind = {{ wanted_kind() }}", "host = 'a'")})
@@ -484,11 +483,9 @@ def test_an_upstream_model_cached_from_another_folder_is_cited_from_this_one(tmp
     assert inside == sortlint_in(project / "models", "--no-cache", "marts/daily.sql")
     assert inside == "\n".join([
         "marts/daily.sql:3:10: SL103 group key kind is constant: WHERE events.kind = 'email' "
-        "(line 1) in staging/stg_events.sql (code outside this statement, which may change) [upstream] "
-        "(no runtime effect)",
+        "(line 1) in staging/stg_events.sql (code outside this statement, which may change) [upstream]",
         "marts/daily.sql:4:10: SL003 [*unsafe] sort key kind is constant: WHERE events.kind = 'email' "
-        "(line 1) in staging/stg_events.sql (code outside this statement, which may change) [upstream] "
-        "(no runtime effect)",
+        "(line 1) in staging/stg_events.sql (code outside this statement, which may change) [upstream]",
         "Found 2 findings in 1 file.",
         "",
     ])
@@ -511,7 +508,7 @@ def test_a_declaration_cached_from_another_folder_is_cited_from_this_one(tmp_pat
     assert inside == sortlint_in(project, "--no-cache", checked)
     assert inside == (
         f"{checked}:3:14: SL103 group key kind is determined by the earlier keys: "
-        "declared unique key (id) of raw.events (sortlint.yml:3) [declared] (no runtime effect)\n"
+        "declared unique key (id) of raw.events (sortlint.yml:3) [declared]\n"
         "Found 1 finding in 1 file.\n"
     )
 
@@ -701,6 +698,37 @@ def test_a_new_model_renders_itself_and_reads_the_records_of_the_rest(project, c
     run(project, capsys, "models/marts/by_host.sql")
     assert len(renderings(project) - before) == 1 and before <= renderings(project)
     assert len(set(records(project)) - kept) == 1
+
+
+def test_a_one_file_check_reads_the_projects_scan_from_the_cache_not_its_models_or_yaml(project, capsys, monkeypatch):
+    # What a new process has of a project is what the cache kept: a one-file check after a
+    # whole run scans no model's `config(...)` and composes no property file; adding a model
+    # scans that model's `config(...)` alone. (Both once scanned the whole project.)
+    from sortlint.sources.dbt import project as dbt
+
+    assert findings(project, capsys) == KIND_EMAIL
+    scanned: list[str] = []
+    composed: list[object] = []
+    scan_config, property_configs = dbt._scan_config, dbt._property_configs
+    monkeypatch.setattr(dbt, "_scan_config", lambda text: scanned.append(text) or scan_config(text))
+    monkeypatch.setattr(dbt, "_property_configs", lambda root: composed.append(root) or property_configs(root))
+
+    def fresh_process() -> None:
+        for memo in (dbt.config_scans, dbt.config_scans_used, dbt.property_scans, dbt.property_scans_used):
+            memo.clear()
+        scanned.clear()
+        composed.clear()
+
+    fresh_process()
+    assert run(project, capsys, "models/marts/daily.sql")[0] == KIND_EMAIL
+    assert (scanned, composed) == ([], [])
+    added = "select host, kind from {{ ref('stg_events') }} order by kind, host\n"
+    write(project, {"models/marts/by_host.sql": added})
+    fresh_process()
+    assert run(project, capsys, "models/marts/by_host.sql")[0] == [
+        "models/marts/by_host.sql:1:57: SL003 [*unsafe] sort key kind is constant: WHERE events.kind = 'email' "
+        "(models/staging/stg_events.sql:1) (code outside this statement, which may change) [upstream]"]
+    assert (scanned, composed) == ([added], [])
 
 
 def test_a_model_added_under_a_name_a_model_refs_changes_that_models_findings(project, capsys):

@@ -14,7 +14,9 @@ of the catalog holds); "fix all safe" is the `source.fixAll.sortlint` action.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from lsprotocol import types
 from pygls.workspace.position_codec import PositionCodec
@@ -98,6 +100,44 @@ def reused(earlier: Shown, down: int, lines: Lines, codec: PositionCodec) -> Sho
             start.line, end.line = first, last
         return finding, diagnostic, below
     return finding, finding_diagnostic(finding, lines, codec, below), below
+
+
+class Encoder:
+    """A document's diagnostics as JSON, each one's all but its range encoded once.
+
+    A big document is published again at every edit with its 13,600 diagnostics, nearly all
+    as they were or only moved: encoding each one afresh (pygls's converter, then `json`)
+    took ~0.4 s of an edit. What a diagnostic says besides its range is encoded once - by
+    pygls's converter, so that it is what pygls would send - and kept while a publish of
+    the document shows it; its range, four numbers, is written each time."""
+
+    def __init__(self, unstructure: Callable[[Any], Any]) -> None:
+        self.unstructure = unstructure
+        self._rest: dict[tuple, str] = {}  # by what a diagnostic says: that, encoded, without "{"
+
+    def encode(self, diagnostics: Sequence[types.Diagnostic]) -> str:
+        """The JSON array of `diagnostics`."""
+        before, now = self._rest, dict[tuple, str]()
+        parts = []
+        for diagnostic in diagnostics:
+            if diagnostic.tags or diagnostic.related_information or diagnostic.data is not None:
+                parts.append(json.dumps(self.unstructure(diagnostic)))  # none of sortlint's has these
+                continue
+            href = diagnostic.code_description.href if diagnostic.code_description is not None else None
+            key = (diagnostic.message, diagnostic.severity, diagnostic.code, href, diagnostic.source)
+            rest = now.get(key) or before.get(key)
+            if rest is None:
+                fields = self.unstructure(diagnostic)
+                del fields["range"]
+                rest = json.dumps(fields)[1:]  # a message is required: never "}" alone
+            now[key] = rest
+            start, end = diagnostic.range.start, diagnostic.range.end
+            parts.append(
+                f'{{"range":{{"start":{{"line":{start.line},"character":{start.character}}},'
+                f'"end":{{"line":{end.line},"character":{end.character}}}}},{rest}'
+            )
+        self._rest = now
+        return f"[{','.join(parts)}]"
 
 
 def error_diagnostic(error: UserError, lines: Sequence[str], codec: PositionCodec) -> types.Diagnostic:

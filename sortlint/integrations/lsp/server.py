@@ -21,7 +21,9 @@ the protocol says.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import itertools
+import json
 import logging
 import os
 import sys
@@ -100,6 +102,20 @@ class SortlintProtocol(LanguageServerProtocol):
             raise Refusal(f"unknown command {params.command}")
         return (yield from super().lsp_workspace__execute_command(params))
 
+    def publish_encoded(self, uri: str, diagnostics: str, version: int | None) -> None:
+        """Publish a document's diagnostics already encoded as a JSON array (`protocol.Encoder`),
+        framed as pygls frames what it sends - its framing counts characters, this bytes."""
+        params = f'{{"uri":{json.dumps(uri)},"diagnostics":{diagnostics}'
+        params += "}" if version is None else f',"version":{version}}}'
+        body = f'{{"jsonrpc":"2.0","method":"{types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS}","params":{params}}}'.encode()
+        if self.writer is None:
+            logger.error("Unable to send data, no available transport!")
+            return
+        header = f"Content-Length: {len(body)}\r\nContent-Type: {self.CONTENT_TYPE}; charset={self.CHARSET}\r\n\r\n"
+        written = self.writer.write(header.encode() + body)
+        if inspect.isawaitable(written):
+            asyncio.ensure_future(written)
+
 
 class SortlintServer(LanguageServer):
     def __init__(self, settings: Settings) -> None:
@@ -110,6 +126,7 @@ class SortlintServer(LanguageServer):
         self.running: dict[Path, asyncio.Task] = {}  # by document (or project, with none open): its check
         self.again: set[Path] = set()  # documents to check again once their running check is done
         self.shown: dict[str, Shown] = {}  # by document URI
+        self.encoders: dict[str, protocol.Encoder] = {}  # by document URI: its diagnostics' JSON
         self.elsewhere: dict[Path | None, set[str]] = {}  # by project: other files' URIs given errors
         self.said: set[str] = set()  # messages logged once
         self.workers: dict[Path, jobs.Worker] = {}  # by big document: the process that checks it
@@ -268,9 +285,11 @@ class SortlintServer(LanguageServer):
         errors = [protocol.error_diagnostic(error, lines, codec) for error in found.errors.get(path.resolve(), [])]
         self.shown[uri] = Shown(text, findings)
         diagnostics = [diagnostic for _, diagnostic, _ in findings] + errors
-        self.text_document_publish_diagnostics(
-            types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=version)
-        )
+        encoder = self.encoders.get(uri)
+        if encoder is None:
+            encoder = self.encoders[uri] = protocol.Encoder(self.protocol._converter.unstructure)
+        assert isinstance(self.protocol, SortlintProtocol)
+        self.protocol.publish_encoded(uri, encoder.encode(diagnostics), version)
 
     def _show_elsewhere(self, project: Path | None, found: ProjectCheck) -> None:
         """Publish the errors of files other than the open documents (each one's own check
@@ -379,6 +398,7 @@ def build(settings: Settings) -> SortlintServer:
     async def closed(ls: SortlintServer, params: types.DidCloseTextDocumentParams) -> None:
         uri = params.text_document.uri
         ls.shown.pop(uri, None)
+        ls.encoders.pop(uri, None)
         ls.received.pop(_path(uri), None)
         worker = ls.workers.pop(_path(uri), None)
         if worker is not None:

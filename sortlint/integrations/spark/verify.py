@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -82,15 +82,22 @@ class Result:
             "effect": {
                 "measured": self.measured.as_json() if self.measured is not None else None,
                 "predicted": predicted.as_json() if predicted is not None else None,
+                # What makes the measured plan worse (`Effect.worse`); None when not measured.
+                "worse": list(self.measured.worse()) if self.measured is not None else None,
             },
         }
 
     def effect_words(self) -> str:
-        """`; plan: saves a sort (predicted: saves a sort)`, or nothing when not measured."""
+        """`; plan: saves a sort (predicted: saves a sort)`, `...; worse` where the measured plan
+        is worse (`Effect.worse`), or nothing when not measured."""
         if self.measured is None:
             return ""
         predicted = self.change.predicted
-        return f"; plan: {self.measured.words()} (predicted: {predicted.words() if predicted else 'none'})"
+        # Operator counts cannot show a sort by fewer keys (`Effect.lightens`): only that the
+        # plan keeps its operators.
+        measured = "same operators" if self.measured.none else self.measured.words()
+        worse = "; worse" if self.measured.worse() else ""
+        return f"; plan: {measured} (predicted: {predicted.words() if predicted else 'none'}){worse}"
 
 
 def changes(outcomes) -> list[Change]:
@@ -128,7 +135,11 @@ def _summed(effects: list[Effect | None]) -> Effect | None:
         return None
     removes = Counter(o for e in effects if e is not None for o in e.removes)
     adds = Counter(o for e in effects if e is not None for o in e.adds)
-    return Effect.between(removes, adds)
+    summed = Effect.between(removes, adds)
+    # Several keys dropped from one operator lighten it once; which of two alike operators
+    # each fix lightens is not said: the kinds, once each.
+    lightened = tuple(sorted({o for e in effects if e is not None for o in e.lightens}))
+    return replace(summed, lightens=lightened) if summed.none else summed
 
 
 def verify_changes(

@@ -70,7 +70,7 @@ def check(node: n.Sort, context: Context) -> Iterator[Finding]:
     if satisfaction is None:
         return
     keys = format_ordering([SortKey(item.expr, item.options) for item in node.keys])
-    effect = context.spark_effect(partial(spark.sort_removal, node))
+    effect = context.predicted(partial(spark.removing_sort, node)).effect
     fix = context.fix(
         f"remove the {node.clause}", lambda: context.fixes.remove_sort(context, node), satisfaction.evidence, effect
     )

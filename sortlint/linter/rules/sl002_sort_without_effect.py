@@ -140,7 +140,7 @@ def check(node: n.Sort, context: Context) -> Iterator[Finding]:
         return
     message = f"{node.clause} has no effect: its rows feed {reason}"
     fix = None
-    effect = context.spark_effect(partial(spark.sort_removal, node))
+    effect = context.predicted(partial(spark.removing_sort, node)).effect
     if isinstance(consumer, n.Window):
         ties, evidence = _open_ties(consumer, node, context)
         if ties:

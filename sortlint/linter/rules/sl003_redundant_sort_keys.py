@@ -27,11 +27,13 @@ key or constant also makes it redundant - the finding rests on the query's reaso
 second `n` safely, and the first only with `--unsafe-fixes`. Dropping a position
 (`ORDER BY 1, 2`) renumbers nothing: each names a select item, not another key.
 
-Effect on Spark: usually none - the sort stays, by fewer keys (cheaper comparisons, the same
-operators); the sort and its exchange go where Spark then knows its input is in the order of
+Effect on Spark: usually the same plan, its sort (and range exchange, or sorted top-k) by fewer
+keys (`lightens`: cheaper comparisons, measured -17% at 10M rows); none where Spark runs no sort
+either way; the sort and its exchange go where Spark then knows its input is in the order of
 the keys left. None is predicted for a sort a window reads (its range partitioning may serve
 the window). Under a LIMIT (one sorted top-k either way) the new order may let an aggregate or
-DISTINCT above stream: a hash aggregate becomes a sort aggregate, and the fix is withheld.
+DISTINCT above stream: a hash aggregate becomes a sort aggregate over the sorted top-k's rows,
+no sort added - no worse (`Effect.worse`), and the fix is offered.
 """
 
 from __future__ import annotations
@@ -40,9 +42,9 @@ from collections.abc import Iterator
 
 from functools import partial
 
-from sortlint.diagnostics import Edit, Effect, Finding
+from sortlint.diagnostics import Finding
 from sortlint.engines import spark
-from sortlint.linter.context import Context, FixWithheld
+from sortlint.linter.context import Context
 from sortlint.linter.redundancy import describe
 from sortlint.linter.rules.sl001_unnecessary_sort import unnecessary
 from sortlint.plan import nodes as n
@@ -61,20 +63,13 @@ def check(node: n.Sort, context: Context) -> Iterator[Finding]:
     spans = [item.span for item in node.keys]
     for index in redundant:
         verdict = verdicts[index]
-        effect = context.spark_effect(partial(spark.sort_key_dropped, node, index))
+        effect = context.predicted(partial(spark.dropping_sort_key, node, index)).effect
         fix = context.fix(
             f"drop the sort key {texts[index]}",
-            lambda index=index, effect=effect: _dropped(context, node, index, effect),
+            lambda index=index: context.fixes.drop_sort_key(context, node, index),
             verdict.evidence,
             effect,
         )
         message = describe(verdicts, index, texts, "sort key")
         yield context.finding(CODE, NAME, spans[index], message, verdict.evidence, fix, effect)
 
-
-def _dropped(context: Context, node: n.Sort, index: int, effect: Effect | None) -> list[Edit] | None:
-    """The edits dropping the key, withheld where Spark would then run an aggregate above as a
-    sort aggregate (issue 32: such a fix is not offered; the plan oracle counts it worse)."""
-    if effect is not None and "SortAggregate" in effect.adds:
-        raise FixWithheld("it would turn a hash aggregate above into a sort aggregate in Spark's plan")
-    return context.fixes.drop_sort_key(context, node, index)

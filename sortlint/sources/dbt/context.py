@@ -83,6 +83,18 @@ class MacroLibrary:
     dispatch: dict[str, tuple[str, ...]]  # namespace -> packages, searched in order
     global_source: str  # where the `dbt` namespace came from
     _templates: dict[Path, Any] = field(default_factory=dict, repr=False)
+    _unqualified: dict[str, dict[str, MacroFile]] = field(default_factory=dict, repr=False)
+
+    def unqualified(self, package: str) -> dict[str, MacroFile]:
+        """The macros a macro of `package` (or a model of the root) calls unqualified:
+        dbt's own, then the root project's, then the package's, a later layer's name
+        hiding an earlier one's. Merged once: every rendering asks."""
+        if package not in self._unqualified:
+            names: dict[str, MacroFile] = {}
+            for layer in dict.fromkeys((INTERNAL, self.root, package)):
+                names.update(self.packages.get(layer, {}))
+            self._unqualified[package] = names
+        return self._unqualified[package]
 
     def template(self, file: MacroFile) -> Any:
         if file.path not in self._templates:
@@ -280,11 +292,8 @@ class Scope:
         once per package and rendering (its callers only read it): every macro module and
         every `adapter.dispatch` asks, and dbt's own macros alone are hundreds."""
         if package not in self._visible:
-            names: dict[str, MacroProxy] = {}
-            for layer in dict.fromkeys((INTERNAL, self.macros.root, package)):
-                for name, file in self.macros.packages.get(layer, {}).items():
-                    names[name] = MacroProxy(self, file, name)
-            self._visible[package] = names
+            self._visible[package] = {name: MacroProxy(self, file, name)
+                                      for name, file in self.macros.unqualified(package).items()}
         return self._visible[package]
 
     def namespaces(self) -> dict[str, Namespace]:

@@ -31,11 +31,10 @@ from sqlglot.tokens import Token
 from sortlint.collector import collector_paused
 from sortlint.config import Config
 from sortlint.errors import UserError, from_recursion
-from sortlint.plan.dialect import sql_dialect
 from sortlint.plan.nodes import Opaque, Span, Write
 from sortlint.plan.statement import Statement, build_statement
 from sortlint.plan.token_types import T
-from sortlint.plan.tokens import Elision, tokenize
+from sortlint.plan.tokens import Elision, dialect_tokenizer, drop_tokenizer, tokenize
 from sortlint.units import OffsetMap, Unit, UnitTokens, line_starts, raw_location
 
 if TYPE_CHECKING:
@@ -139,10 +138,13 @@ def split_statements(path: Path, raw: str, dialect: str) -> list[Unit]:
     them garbage, which its passes would go over again and again as they pile up (a sixth
     of splitting a 5 MB file)."""
     with collector_paused():
-        if len(raw) > PIECE:
-            return [Unit(path=path, text=raw[start:end], start=start, raw=raw) for start, end in _piecewise_bounds(path, raw, dialect)]
-        tokens, elided = tokenize_file(path, raw, dialect)
-        return _statement_units(path, raw, tokens, elided, dialect)
+        try:
+            if len(raw) > PIECE:
+                return [Unit(path=path, text=raw[start:end], start=start, raw=raw) for start, end in _piecewise_bounds(path, raw, dialect)]
+            tokens, elided = tokenize_file(path, raw, dialect)
+            return _statement_units(path, raw, tokens, elided, dialect)
+        finally:
+            drop_tokenizer(dialect)
 
 
 def _piecewise_bounds(path: Path, raw: str, dialect: str) -> list[tuple[int, int]]:
@@ -322,7 +324,7 @@ def tokenize_file(path: Path, raw: str, dialect: str, start: int = 0) -> tuple[l
 def failure_offset(text: str, dialect: str) -> int:
     """Where the token the tokenizer fails on begins: after the last good token and what
     the tokenizer skips (whitespace, complete comments)."""
-    tokenizer = sql_dialect(dialect).tokenizer()
+    tokenizer = dialect_tokenizer(dialect)
     try:
         tokenizer.tokenize(text)
     except TokenError:
@@ -418,4 +420,4 @@ def _comments_after(text: str, tokens: Sequence[Token], last: int, dialect: str)
 
 
 def _tokenize(text: str, dialect: str) -> list[Token]:
-    return sql_dialect(dialect).tokenize(text)
+    return dialect_tokenizer(dialect).tokenize(text)

@@ -47,7 +47,7 @@ def test_without_a_report_yet_the_findings_say_never_verified(repository, capsys
     code, out, _ = run_cli(capsys, "check", "q.sql")
     assert code == 1
     assert out.splitlines()[0] == (
-        f"{FINDING} (contracts: constant region = 'EU' of orders never verified) [declared] (no runtime effect)"
+        f"{FINDING} (contracts: constant region = 'EU' of orders never verified) [declared]"
     )
 
 
@@ -73,7 +73,7 @@ def test_check_cites_what_contracts_recorded(repository, capsys, monkeypatch):
     modified = table["version"]["modified"][:19]
     assert out.splitlines()[0] == (
         f"{FINDING} (contracts: constant region = 'EU' of orders held on {table['checked_at']}, "
-        f"2 files, newest modified {modified}) [declared] (no runtime effect)"
+        f"2 files, newest modified {modified}) [declared]"
     )
 
 

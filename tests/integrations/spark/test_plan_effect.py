@@ -74,3 +74,25 @@ def test_measured_effect_of_a_removed_sort(spark, events):  # noqa: F811
     before = "SELECT k, v FROM (SELECT k, v FROM events ORDER BY k) ORDER BY v"
     after = "SELECT k, v FROM (SELECT k, v FROM events) ORDER BY v"
     assert measured_effect(spark, before, after) == Effect()
+
+
+def test_a_sort_aggregate_is_worse_by_the_sorts_it_needs(spark, events):  # noqa: F811
+    # `Effect.worse`, measured on both sides of the line. Issue 32's any_value over a string:
+    # the hash aggregates become sort aggregates that need two sorts more - worse.
+    before = "SELECT kind, k, count(*) FROM events GROUP BY kind, k ORDER BY k, kind"
+    after = "SELECT any_value(kind) AS kind, k, count(*) FROM events GROUP BY k ORDER BY k"
+    assert measured_effect(spark, before, after).worse() == ("Sort", "Sort")
+    # SL101's fix: the keys in the order the rows already have, the hash aggregate streams as
+    # a sort aggregate over them, no sort added - no worse.
+    ranked = "(SELECT k, v, rank() OVER (PARTITION BY k ORDER BY v) AS r FROM events) w"
+    streamed = measured_effect(
+        spark, f"SELECT v, k, max(r) FROM {ranked} GROUP BY v, k", f"SELECT k, v, max(r) FROM {ranked} GROUP BY k, v"
+    )
+    assert streamed == Effect(removes=("HashAggregate",), adds=("SortAggregate",))
+    assert streamed.worse() == ()
+    # An object-hash aggregate in place of a hash aggregate: worse (it sorts and spills under
+    # memory pressure).
+    objects = measured_effect(
+        spark, "SELECT k, max(v) FROM events GROUP BY k", "SELECT k, collect_list(v) FROM events GROUP BY k"
+    )
+    assert objects.worse() == ("ObjectHashAggregate", "ObjectHashAggregate")

@@ -69,9 +69,9 @@ def test_a_fix_that_holds_and_one_resting_on_a_violated_declaration(repository, 
     assert code == 1
     assert out == textwrap.dedent(
         """\
-        sql/by_customer.sql:1: SL103 (line 1): same: same columns, rows and ORDER BY order; plan: no runtime effect (predicted: no runtime effect)
-        sql/by_customer.sql:2: SL103 (line 2): different: the rows differ: (customer_id=1, n=1) 1× before, 0× after; (customer_id=1, n=7) 1× before, 0× after; (customer_id=1, n=8) 0× before, 1× after; plan: no runtime effect (predicted: no runtime effect)
-        sql/write.sql:1: SL003 (line 2): same: same columns, rows and ORDER BY order; plan: no runtime effect (predicted: no runtime effect)
+        sql/by_customer.sql:1: SL103 (line 1): same: same columns, rows and ORDER BY order; plan: same operators (predicted: same plan: a hash aggregate by fewer keys)
+        sql/by_customer.sql:2: SL103 (line 2): different: the rows differ: (customer_id=1, n=1) 1× before, 0× after; (customer_id=1, n=7) 1× before, 0× after; (customer_id=1, n=8) 0× before, 1× after; plan: same operators (predicted: same plan: a hash aggregate by fewer keys)
+        sql/write.sql:1: SL003 (line 2): same: same columns, rows and ORDER BY order; plan: same operators (predicted: same plan: an exchange and a sort by fewer keys)
         Verified 3 statements changed by safe and unsorted fixes: 2 same, 1 different, 0 not verified.
         """
     ).replace("unsorted", "unsafe")
@@ -88,9 +88,13 @@ def test_only_safe_fixes_without_unsafe_fixes_and_nothing_is_written(repository,
             "fixes": ["SL003 (line 2)"],
             "verdict": "same",
             "evidence": "same columns, rows and ORDER BY order",
-            # Spark plans the fixed statement as the original: the constant sort key it
-            # drops sorted nothing, as the finding predicts.
-            "effect": {"measured": {"removes": [], "adds": []}, "predicted": {"removes": [], "adds": []}},
+            # Spark plans the fixed statement with the same operators, as the finding predicts:
+            # its exchange and sort by one key less, which operator counts cannot show.
+            "effect": {
+                "measured": {"removes": [], "adds": [], "lightens": []},
+                "predicted": {"removes": [], "adds": [], "lightens": ["Exchange", "Sort"]},
+                "worse": [],
+            },
         }
     ]
     assert spark.table("verify_test.copy").count() == 0
@@ -102,7 +106,8 @@ def test_a_sample_of_every_table(repository, capsys, monkeypatch):
     code, out, _ = run_cli(capsys, "verify", "sql/write.sql", "--sample", "0.5")
     assert code == 0
     assert out.splitlines()[0] == (
-        "sql/write.sql:1: SL003 (line 2): same: same columns, sample rows and ORDER BY order; plan: no runtime effect (predicted: no runtime effect)")
+        "sql/write.sql:1: SL003 (line 2): same: same columns, sample rows and ORDER BY order; plan: same operators "
+        "(predicted: same plan: an exchange and a sort by fewer keys)")
 
 
 def test_a_dataframe_pipeline_is_not_verified(repository, capsys, monkeypatch):
@@ -137,3 +142,22 @@ def test_a_statement_spark_cannot_run_is_not_verified(repository, capsys, monkey
     assert out.splitlines()[0].startswith(
         "unknown.sql:1: SL003 (line 1): not verified: Spark cannot run it: [TABLE_OR_VIEW_NOT_FOUND]"
     )
+
+
+def test_a_measured_plan_that_is_worse_says_so(spark):  # noqa: F811
+    """`Effect.worse`, the rules' and the plan oracle's definition, marks what verify measured:
+    issue 32's any_value over a string, 2 sorts more (predicted by no finding)."""
+    from pathlib import Path
+
+    from sortlint.integrations.spark.plan_effect import measured_effect
+    from sortlint.integrations.spark.verify import Change, Result
+
+    spark.range(0, 40, 1, 4).selectExpr("id % 7 AS k", "cast(id % 3 AS string) AS kind").createOrReplaceTempView("kinds")
+    before = "SELECT kind, k, count(*) AS n FROM kinds GROUP BY kind, k ORDER BY k, kind"
+    after = "SELECT any_value(kind) AS kind, k, count(*) AS n FROM kinds GROUP BY k ORDER BY k"
+    result = Result(Change(Path("q.sql"), 1, "sql", before, after, ("SL103 (line 1)",)), "same", "same rows",
+                    measured=measured_effect(spark, before, after))
+    assert result.effect_words() == (
+        "; plan: runs 2 sorts and 2 sort aggregates in place of 2 hash aggregates (predicted: none); worse"
+    )
+    assert result.as_json()["effect"]["worse"] == ["Sort", "Sort"]

@@ -224,7 +224,7 @@ group by customer_id
 SHOP_FINDINGS = [
     "shop/models/marts/latest_days.sql:1:80: SL003 [*unsafe] sort key orders is determined by "
     "the earlier keys: declared unique key (order_date) of shop_marts.daily_orders "
-    "(shop/dbt_project.yml:11) [declared] (no runtime effect)",
+    "(shop/dbt_project.yml:11) [declared]",
     "shop/models/marts/orders_by_day.sql:3:45: SL002 [*] ORDER BY has no effect: its rows feed "
     "an aggregate whose functions do not depend on row order. Spark removes this sort itself; "
     "the clause only misleads readers [query] (no runtime effect)",
@@ -614,7 +614,7 @@ def test_a_var_given_as_a_date_reaches_dbt_as_a_date(tmp_path, capsys):
     assert main(["check", "--no-cache", "--dbt-renderer", "dbt", "--var", "d=2024-01-15", str(model)]) == 1
     out, err = capsys.readouterr()
     assert (out, err) == (
-        f"{model}:1:61: SL003 [*] sort key a repeats an earlier key [query] (no runtime effect)\nFound 1 finding in 1 file.\n", "")
+        f"{model}:1:61: SL003 [*] sort key a repeats an earlier key [query]\nFound 1 finding in 1 file.\n", "")
 
 
 @requires_dbt
@@ -630,7 +630,7 @@ def test_a_hook_that_asks_the_database_does_not_stop_dbt_rendering_the_models(tm
     model.write_text("select a from t order by a, a\n")
     assert main(["check", "--no-cache", "--dbt-renderer", "dbt", str(model)]) == 1
     assert capsys.readouterr() == (
-        f"{model}:1:29: SL003 [*] sort key a repeats an earlier key [query] (no runtime effect)\nFound 1 finding in 1 file.\n", "")
+        f"{model}:1:29: SL003 [*] sort key a repeats an earlier key [query]\nFound 1 finding in 1 file.\n", "")
 
 
 @requires_dbt
@@ -664,7 +664,7 @@ def test_a_model_that_never_ends_is_its_files_error_and_dbt_renders_the_others(t
     monkeypatch.chdir(tmp_path)
     assert main(["check", "--no-cache", "--dbt-renderer", "dbt", "p"]) == 2
     assert capsys.readouterr() == (
-        "p/models/plain.sql:1:29: SL003 [*] sort key a repeats an earlier key [query] (no runtime effect)\n"
+        "p/models/plain.sql:1:29: SL003 [*] sort key a repeats an earlier key [query]\n"
         "Found 1 finding in 1 file. 1 error.\n",
         "error: p/models/loops.sql: cannot render with dbt (renderer: dbt): Compilation Error in "
         "model loops (models/loops.sql) rendering took longer than 1 s; a template that never ends? "
@@ -687,8 +687,8 @@ def test_unsaved_text_of_a_model_is_rendered_as_it_is_whoever_renders(tmp_path):
         env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[3])},
     )
     assert (result.returncode, result.stdout, result.stderr) == (1, (
-        f"{model}:9:22: SL103 group key currency is constant: WHERE stg_orders.currency = 'EUR' (line 5) [query] (no runtime effect)\n"
-        f"{model}:11:10: SL003 [*] sort key currency is constant: WHERE stg_orders.currency = 'EUR' (line 5) [query] (no runtime effect)\n"
+        f"{model}:9:22: SL103 group key currency is constant: WHERE stg_orders.currency = 'EUR' (line 5) [query]\n"
+        f"{model}:11:10: SL003 [*] sort key currency is constant: WHERE stg_orders.currency = 'EUR' (line 5) [query]\n"
         "Found 2 findings in 1 file.\n"), (
         f"note: {model}: rendered by sortlint's built-in renderer: dbt rendered the saved file, and the "
         "text standing in for it changes more than its literal text\n"))

@@ -573,6 +573,6 @@ def test_the_builtin_renderer_skips_exactly_the_models_dbt_skips(tmp_path, capsy
     out = capsys.readouterr().out
     checked = ["by_var.sql:2", "kept.sql:1", "optional/extra.sql:1"] if given else ["kept.sql:1"]
     assert (code, out) == (1, "".join(
-        f"{root / 'models' / place}:29: SL003 [*] sort key a repeats an earlier key [query] (no runtime effect)\n"
+        f"{root / 'models' / place}:29: SL003 [*] sort key a repeats an earlier key [query]\n"
         for place in checked) + f"Found {len(checked)} finding{'s' if len(checked) > 1 else ''} in "
         f"{len(checked)} file{'s' if len(checked) > 1 else ''}.\n")

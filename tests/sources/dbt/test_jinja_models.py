@@ -447,3 +447,35 @@ def test_a_template_that_cannot_be_rendered_or_traced_is_the_files_error(tmp_pat
         jinja_units(path, template, Reading(Config()))
     assert (raised.value.path, raised.value.message) == (path, message)
     assert not isinstance(raised.value, InternalError)
+
+
+@pytest.mark.parametrize("template", [
+    "select {{ col }} from t {% if flag %}order by {{ col }}{% endif %}\n",
+    "{%- set cols = ['a', 'b'] -%}\nselect\n{% for c in cols %}  {{ c }}{{ ',' if not loop.last }}\n{% endfor %}from t\n",
+    "{% macro m(x) -%} upper({{ x }}) {%- endmacro %}select {{ m('a') }} as a, {{ nope }} as b\n",  # undefined
+    "select {{ nope.attr }} from t\n",  # undefined, then used: sqlfluff's own error
+    "select {% if %} from t\n",  # a syntax error
+    "select {{ 'a' | nofilter }} from t\n",  # an unknown filter: found while compiling
+    "select {{ 1 / 0 }} as x\n",
+    "select a from t -- {# a comment #}\n",
+    "select a from t\n",  # no template at all
+])
+def test_the_templater_renders_and_traces_as_sqlfluffs_own_process(template):
+    """sortlint's templater compiles a file once instead of three times; what it returns,
+    or raises, is what sqlfluff's own `process` returns or raises."""
+    from sqlfluff.core.templaters import JinjaTemplater
+
+    from sortlint.sources.dbt.rendering import _fluff_config, _templater
+
+    def processed(process):
+        templater = _templater()(override_context={"col": "a", "flag": True})
+        try:
+            templated, violations = process(templater, in_str=template, fname="q.sql", config=_fluff_config())
+        except Exception as error:  # noqa: BLE001  compared with what the other raised
+            return type(error).__name__, str(error), getattr(error, "line_no", None)
+        return (templated.templated_str, templated.sliced_file, templated.raw_sliced,
+                [(v.desc(), v.line_no, v.line_pos) for v in violations])
+
+    ours = processed(_templater().process)
+    assert ours == processed(JinjaTemplater.process)
+    assert ours[0] not in ("AttributeError", "TypeError", "NameError")  # not a bug of the test

@@ -247,7 +247,7 @@ def test_coverage_of_the_package(package, capsys):
         ".dropDuplicates on a subset of columns keeps the first row it meets": 1,
         ".drop of columns known at run time": 1,
         ".agg of columns known at run time": 1,
-        "mart.dailys update or merge, or a call of a function that writes it": 1,
+        "mart.daily's rows change here: a Delta table's update or merge, or a call of a function that writes it": 1,
     }
     assert report["analysed_without_opaque"] / report["statements"] >= 0.75
     from_elsewhere = sum(count for reason, count in report["opaque_by_reason"].items()

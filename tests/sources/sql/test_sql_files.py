@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import pytest
+from sqlglot.errors import TokenError
 
 from sortlint.errors import UserError
+from sortlint.plan.dialect import sql_dialect
+from sortlint.plan.tokens import dialect_tokenizer, tokenize
 from sortlint.sources.sql import files
 from sortlint.sources.sql.files import split_statements
 
@@ -113,3 +117,24 @@ def test_a_tokenizer_error_after_pieces_is_at_its_line(monkeypatch, piece):
         split_statements(PATH, MIXED + ";\nSELECT 'never closed\nFROM t", "spark")
     assert caught.value.line == MIXED.count("\n") + 2
     assert "'never closed" in caught.value.message
+
+
+def test_the_reused_tokenizer_keeps_nothing_of_a_text_it_failed_on():
+    """The dialect's tokenizer is made once per thread (`dialect_tokenizer`) and reused for
+    every statement parsed: one that stopped halfway through a bad text reads the next text
+    as a new one would. Splitting a file lets it go (it would hold the file's tokens)."""
+    text = "SELECT a -- c\nFROM t WHERE b = 'x;y' ORDER BY a"
+    fresh = [(t.token_type, t.text, t.start, t.end, t.line, t.col, t.comments) for t in sql_dialect("spark").tokenize(text)]
+    reused = dialect_tokenizer("spark")
+    with pytest.raises(TokenError):
+        tokenize("SELECT 1, 'never closed\nFROM t", "spark")
+    assert dialect_tokenizer("spark") is reused
+    tokens = reused.tokenize(text)
+    assert [(t.token_type, t.text, t.start, t.end, t.line, t.col, t.comments) for t in tokens] == fresh
+    split_statements(PATH, "SELECT 1;\nSELECT 2", "spark")
+    assert dialect_tokenizer("spark") is not reused
+    elsewhere: list[object] = []
+    thread = threading.Thread(target=lambda: elsewhere.append(dialect_tokenizer("spark")))
+    thread.start()
+    thread.join()
+    assert elsewhere[0] is not dialect_tokenizer("spark")
