@@ -689,10 +689,20 @@ def regrouping(node: n.Aggregate, keys: list[Expr], analysis: Analysis) -> Predi
     if regrouping_loses_join(node, keys, analysis):
         return Prediction(withheld=JOIN_REUSE)
     effect = regrouped(node, keys, analysis)
+    if effect is None and _shuffles_more(node, keys, analysis):
+        # the exact effect is not known (a key's type, say), but an exchange more is in it
+        return Prediction(withheld=Effect(adds=("Exchange",)).worsens)
     if effect is None or not effect.none or len(keys) == len(node.keys):
         return Prediction(effect)
     kind = "SortAggregate" if strategy(node, analysis).streams else _physical_aggregate(node, analysis)
     return Prediction(replace(effect, lightens=(kind,)) if kind is not None else None)
+
+
+def _shuffles_more(node: n.Aggregate, keys: list[Expr], analysis: Analysis) -> bool:
+    """Whether grouping by `keys` needs more exchanges than by the aggregate's own keys
+    (fuzz slice q000_037: `count(DISTINCT k)` without the key k shuffles once more)."""
+    shuffles = [distribution(k, node, analysis) for k in ([key.expr for key in node.keys], keys)]
+    return sum(shuffles[1].exchanges) > sum(shuffles[0].exchanges)
 
 
 def rekeying_window(node: n.Window, function: n.WindowFunction, index: int, analysis: Analysis) -> Prediction:
