@@ -19,20 +19,14 @@ from sortlint.sources.dbt import compiled as dbt_compiled
 from sortlint.sources.dbt import project as dbt
 from sortlint.sources.dbt.rendering import render_model
 
+from file_trees import write
+
 REPOSITORY = Path(__file__).resolve().parents[2]
 CORPORA = REPOSITORY.parent / "shared" / "corpora" / "dbt"
 
 requires_dbt = pytest.mark.skipif(
     dbt_compiled.dbt_version() is None, reason="dbt-core is not installed (the dbt extra)"
 )
-
-
-def write(root: Path, files: dict[str, str]) -> Path:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    return root
 
 
 def generated_project(root: Path) -> Path:

@@ -26,6 +26,7 @@ from sortlint.workspace.check import check
 
 import spark_support
 from spark_support import spark  # noqa: F401  (the session fixture)
+from file_trees import write
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 
@@ -73,14 +74,6 @@ models:
           orderings: [[day]]
   - name: undeclared
 """
-
-
-def write(root: Path, files: dict[str, str]) -> Path:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    return root
 
 
 @pytest.fixture
