@@ -1,6 +1,6 @@
 """How `sortlint` copes with big single statements and long lines: seconds and peak memory.
 
-    .venv/bin/python benchmarks/big_statements.py [--scale F] [--only NAME]
+    .venv/bin/python benchmarks/big_statements.py [--scale F] [--only NAME] [--jobs default|1]
 
 Three inputs, each measured as one whole process (start-up and imports included) over a
 generated file in a temporary folder:
@@ -15,10 +15,10 @@ generated file in a temporary folder:
 
 `--scale` multiplies the sizes (0.01 gives quick inputs for profiling). Each input is checked
 twice: as sortlint runs by default (one process per CPU: the statements of one big file are
-shared among workers) and with `--jobs 1`. The table shows the issue's targets next to the
-measured wall seconds, CPU seconds (the workers' included) and peak resident memory of the
-child process (its maximum RSS, as the kernel reports it after the child exits; a worker's
-own peak is not in it).
+shared among workers) and with `--jobs 1` (`--jobs` keeps one of the two). The table shows
+the issue's targets next to the measured wall seconds, CPU seconds (the workers' included)
+and peak resident memory of the child process (its maximum RSS, as the kernel reports it
+after the child exits; a worker's own peak is not in it).
 """
 
 from __future__ import annotations
@@ -68,6 +68,10 @@ INPUTS: dict[str, tuple[Callable[[Path, float], None], tuple[str, ...], float, f
 }
 
 
+# How each input is run: as by default (one process per CPU), and in one process.
+JOBS: dict[str, tuple[str, ...]] = {"default": (), "1": ("--jobs", "1")}
+
+
 def measure(path: Path, extra: tuple[str, ...]) -> tuple[float, float, float, int]:
     """Wall seconds, CPU seconds, peak RSS in MiB and exit code of one `sortlint check` of `path`."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
@@ -94,18 +98,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", type=float, default=1.0, help="multiply the sizes by this")
     parser.add_argument("--only", choices=INPUTS, action="append", help="only these inputs")
+    parser.add_argument("--jobs", choices=JOBS, action="append", help="only these ways of running")
     args = parser.parse_args()
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs ({cpu_model()}), scale {args.scale}\n")
     print("| input | jobs | size MB | wall s | CPU s | target s | peak MiB | target MiB | exit |")
     print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
     for name in args.only or INPUTS:
         generate, extra, seconds, mebibytes = INPUTS[name]
-        for jobs, jobs_arguments in (("default", ()), ("1", ("--jobs", "1"))):
+        for jobs in args.jobs or JOBS:
             with tempfile.TemporaryDirectory() as scratch:
                 path = Path(scratch) / "q.sql"
                 generate(path, args.scale)  # afresh: --fix rewrites it
                 size = path.stat().st_size / 1e6
-                wall, cpu, peak, code = measure(path, (*jobs_arguments, *extra))
+                wall, cpu, peak, code = measure(path, (*JOBS[jobs], *extra))
             target_memory = "" if mebibytes is None else f"{mebibytes:.0f}"
             print(f"| {name} | {jobs} | {size:.1f} | {wall:.1f} | {cpu:.1f} | {seconds:.0f} | {peak:.0f} | {target_memory} | {code} |", flush=True)
 

@@ -40,7 +40,9 @@ SOURCE_KEYS = (
     "format",
     "options",
     "unbounded",
+    "statistics",
 )
+STATISTICS_KEYS = ("rows",)
 COLUMN_KEYS = ("type", "nullable")
 BUCKETING_KEYS = ("by", "buckets", "sorted_by")
 # A path with a scheme (s3a://, hdfs://, file:/, abfss://...) is a URI Spark resolves itself.
@@ -91,6 +93,7 @@ def parse_source(
         bucketing=section("bucketing", parse_bucketing, None, columns),
         storage=storage,
         unbounded=section("unbounded", parse_unbounded, False, target),
+        rows=section("statistics", parse_statistics, None, target),
         location=Location(path, at),
     )
     if target == "spark" and source.engine_known:
@@ -303,6 +306,23 @@ def parse_unbounded(entry: nodes.Entry, path: Path | None, table: str, target: s
     if unbounded and target != "datafusion":
         nodes.fail(f"unbounded: true on source {table!r} needs target: datafusion", entry.key_node, path)
     return unbounded
+
+
+def parse_statistics(entry: nodes.Entry, path: Path | None, table: str, target: str) -> int | None:
+    """`statistics: {rows: N}`: what DataFusion knows of the table's files without reading
+    them (a Parquet footer's row counts), which its JoinSelection compares to pick the side
+    of a hash join it builds. Spark's join choice rests on other sizes: not taken there."""
+    what = f"statistics of source {table!r}"
+    if target != "datafusion":
+        nodes.fail(f"{what} needs target: datafusion", entry.key_node, path)
+    given = nodes.fields(entry.value, path, what, STATISTICS_KEYS)
+    if "rows" not in given:
+        return None
+    node = given["rows"].value
+    rows = nodes.scalar(node, path, what) if isinstance(node, yaml.ScalarNode) and node.tag == nodes.INT else None
+    if not isinstance(rows, int) or rows < 0:
+        nodes.fail(f"rows of {what} must be a whole number, 0 or more, got {nodes.describe(node)}", node, path)
+    return rows
 
 
 def check_known_to_spark(source: Source, entry: nodes.Entry, path: Path | None) -> None:

@@ -20,10 +20,11 @@ def selected(
     return not hidden and _matches(relative, include) and not _matches(relative, exclude)
 
 
-def excluded(file: Path, root: Path, exclude: Iterable[str]) -> bool:
+def excluded(file: Path, root: Path, exclude: Iterable[str], resolved: Path | None = None) -> bool:
     """Whether an exclude glob matches `file` (what a file named on the command line is
-    held to: the include globs choose among the files of a folder, not among named ones)."""
-    return _matches(_relative(file, root), exclude)
+    held to: the include globs choose among the files of a folder, not among named ones).
+    `resolved` is the file's resolved path, when known."""
+    return _matches(_relative(file, root, resolved), exclude)
 
 
 def excludes_folder(folder: Path, root: Path, exclude: Iterable[str]) -> bool:

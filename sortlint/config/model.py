@@ -132,6 +132,9 @@ class Source:
     bucketing: Bucketing | None = None
     storage: Storage | None = None  # None: Spark reads the table by name from its catalog
     unbounded: bool = False  # DataFusion's CREATE UNBOUNDED EXTERNAL TABLE
+    # `statistics: {rows: N}` (target datafusion): the row count DataFusion reads from the
+    # Parquet files' footers, which decides which side of a hash join it builds.
+    rows: int | None = None
     location: Location = Location()
 
     def column(self, name: str) -> Column | None:
@@ -337,9 +340,10 @@ class Config:
         resolved path is `resolved`, when known)."""
         return selected(file, self.root, self.include, self.exclude, resolved)
 
-    def excludes(self, file: Path) -> bool:
-        """Whether an exclude glob matches the file (one named on the command line)."""
-        return excluded(file, self.root, self.exclude)
+    def excludes(self, file: Path, resolved: Path | None = None) -> bool:
+        """Whether an exclude glob matches the file (one named on the command line; its
+        resolved path is `resolved`, when known)."""
+        return excluded(file, self.root, self.exclude, resolved)
 
     def excludes_folder(self, folder: Path) -> bool:
         """Whether no file below `folder` can be selected (it need not be listed)."""

@@ -5,13 +5,13 @@ The bottom layer above `sortlint.errors`: everything above it speaks these types
 imports nothing else of sortlint.
 """
 
-from sortlint.diagnostics.effects import Effect, Prediction
+from sortlint.diagnostics.effects import Effect, Prediction, Unknown
 from sortlint.diagnostics.edits import Edit, UneditableRegion, apply_edits
 from sortlint.diagnostics.findings import Basis, Finding
 from sortlint.diagnostics.fingerprints import fingerprint, fingerprints, flagged_text
 from sortlint.diagnostics.fixes import Applicability, Fix
 
 __all__ = [
-    "Applicability", "Basis", "Edit", "Effect", "Finding", "Fix", "Prediction", "UneditableRegion", "apply_edits",
+    "Applicability", "Basis", "Edit", "Effect", "Finding", "Fix", "Prediction", "UneditableRegion", "Unknown", "apply_edits",
     "fingerprint", "fingerprints", "flagged_text",
 ]

@@ -96,11 +96,32 @@ def _order(item: tuple[str, int]) -> int:
 
 
 @dataclass(frozen=True)
+class Unknown:
+    """An effect the Spark model does not predict, and why: what Spark's plan then depends on
+    that the model does not know or does not model (a join strategy Spark picks from table
+    sizes, a type the catalog does not give). `reason` reads after "runtime effect unknown: "."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
 class Prediction:
     """What the target engine's model says of a proposed fix: its `effect` (None where the
-    model does not know it, or for an engine whose operators are not Spark's), and `withheld`,
-    why the fix is not offered (None: it may be). Rules read it; only the engine's predictor
-    knows which plans a fix may make worse."""
+    model does not know it - `unknown` says why - or for an engine whose operators are not
+    Spark's), and `withheld`, why the fix is not offered (None: it may be). Rules read it; only
+    the engine's predictor knows which plans a fix may make worse."""
 
     effect: Effect | None = None
     withheld: str | None = None
+    unknown: str | None = None
+
+    @classmethod
+    def of(cls, found: Effect | Unknown, withheld: str | None = None) -> Prediction:
+        if isinstance(found, Unknown):
+            return cls(None, withheld, found.reason)
+        return cls(found, withheld)
+
+
+def unknown_words(reason: str) -> str:
+    """A finding's unknown effect in words, for a report."""
+    return f"runtime effect unknown: {reason}"

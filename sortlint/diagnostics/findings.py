@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from sortlint.diagnostics.effects import Effect
+from sortlint.diagnostics.effects import Effect, unknown_words
 from sortlint.diagnostics.fixes import Fix
 
 # What a conclusion rests on: the query alone, a declaration of the catalog, or the code of
@@ -27,8 +27,16 @@ class Finding:
     basis: Basis
     fix: Fix | None = field(default=None, compare=False)
     # What the fix changes in Spark's executed plan, as the Spark model predicts it; None
-    # where the model does not know, and for every other target.
+    # where the model does not know (`effect_unknown` says why), and for every other target.
     effect: Effect | None = field(default=None, compare=False)
+    effect_unknown: str | None = field(default=None, compare=False)
+
+    @property
+    def effect_words(self) -> str | None:
+        """What the fix does on Spark in a few words, known or not (None: another target)."""
+        if self.effect is not None:
+            return self.effect.words()
+        return unknown_words(self.effect_unknown) if self.effect_unknown is not None else None
 
     @property
     def sort_key(self) -> tuple:

@@ -53,7 +53,10 @@ tests/engines/test_datafusion_model.py):
   the statistics are surely missing - a side that reads CSV files (`format: csv`) has none,
   and DataFusion swaps only on both sides' - and the left side is collected whole (one
   partition, or `repartition_joins` off): then the right side streams, and an INNER or
-  RIGHT SEMI / ANTI join keeps its order.
+  RIGHT SEMI / ANTI join keeps its order. And except where both sides of an INNER join
+  read tables whose row counts the catalog declares (`statistics: {rows: N}`) and join on
+  string keys, so that DataFusion compares rows and the declared counts decide which side
+  it collects (`_built_side`): the other side streams.
 * A window over an unbounded source (`unbounded: true`) that its input does not fit is run
   over the rows as they come: DataFusion cannot sort an infinite input.
 * UNION ALL puts its branches' partitions side by side: an order all branches share holds
@@ -71,6 +74,7 @@ from typing import Literal
 
 from sqlglot import exp
 
+from sortlint.config import Source
 from sortlint.engines import operators
 from sortlint.engines.analysis import AggregateStrategy, Analysis, Engine, Transfer
 from sortlint.engines.comparisons import Semantics, Side
@@ -179,10 +183,11 @@ def join(node: n.Join, analysis: Analysis) -> Properties:
             return props  # hash or sort-merge, as the partition count decides: no order
         if algorithm == "sort-merge":
             return _sort_merge_join(node, props, analysis)
-    if node.kind in ("semi", "anti") and node.written_right and _builds_left(node, analysis):
+    built = _built_side(node, analysis)
+    if node.kind in ("semi", "anti") and node.written_right and built is not None and built[0] == 0:
         # DataFusion's RightSemi / RightAnti streams the side it returns (the first here).
         kept = analysis.of(node.children[0])
-        return _streamed(props, kept if analysis.config.datafusion.one_partition else kept.in_each_partition())
+        return _streamed(props, kept if analysis.config.datafusion.one_partition else kept.in_each_partition(), built[1])
     if node.kind != "inner":
         return props
     # The streamed side's order survives, inside each of its partitions; DataFusion streams
@@ -193,8 +198,8 @@ def join(node: n.Join, analysis: Analysis) -> Properties:
     sides = [analysis.of(child) for child in node.children[:2]]
     if not analysis.config.datafusion.one_partition:
         sides = [side.in_each_partition() for side in sides]
-    if _builds_left(node, analysis):
-        return _streamed(props, sides[1])
+    if built is not None:
+        return _streamed(props, sides[1 - built[0]], built[1])
     streams = [_streamed(props, side) for side in sides]
     for one, other in ((streams[0], streams[1]), (streams[1], streams[0])):
         for fact in one.orderings:
@@ -208,16 +213,117 @@ def join(node: n.Join, analysis: Analysis) -> Properties:
     return props
 
 
-def _builds_left(node: n.Join, analysis: Analysis) -> bool:
-    """Whether the hash join surely builds its left input whole and streams its right one.
-    It collects the left side (mode=CollectLeft) with one partition or `repartition_joins`
-    off; with several partitions and `repartition_joins` it may hash both sides instead.
-    JoinSelection swaps the inputs only when both sides' statistics (bytes, else rows) show
-    the left larger, and a side that reads CSV files has none (`Rows=Absent, Bytes=Absent`
-    with `datafusion.explain.show_statistics`: DataFusion's CSV reader infers none)."""
+def _built_side(node: n.Join, analysis: Analysis) -> tuple[int, tuple[Evidence, ...]] | None:
+    """Which input the hash join surely builds whole (0 the left, 1 the right), streaming
+    the other one in its partitions, with the declarations that choice rests on; None when
+    it is not known.
+
+    DataFusion's physical planner collects the left side (mode=CollectLeft) with one
+    partition or `repartition_joins` off; else, statistics being collected (the default),
+    it leaves the choice to JoinSelection (mode=Auto), which collects a side whose
+    statistics show it small - not empty and under `hash_join_single_partition_threshold`
+    (1 MiB) or, its bytes unknown, under `..._threshold_rows` (131072 rows) - and hashes
+    both sides (no order kept) when neither is. Both ways it swaps the inputs, building
+    the right one, when both sides' statistics show the left larger: bytes where both
+    sides know theirs, else rows (`should_swap_join_order`; a tie does not swap). A side
+    that reads CSV files has none (`Rows=Absent, Bytes=Absent`: its reader infers none),
+    so with CollectLeft nothing swaps. Other sides' rows are what `statistics: {rows: N}`
+    declares (`_rows`)."""
     settings = analysis.config.datafusion
     collects_left = settings.one_partition or not settings.repartition_joins
-    return collects_left and any(_no_statistics(child, analysis) for child in node.children[:2])
+    if collects_left and any(_no_statistics(child, analysis) for child in node.children[:2]):
+        return 0, ()
+    if node.kind != "inner":
+        return None  # an empty side estimated 0 rows swaps an outer or anti join as well
+    left, right = (_rows(node, side, analysis) for side in (0, 1))
+    if left is None or right is None:
+        return None
+    (left_low, left_high, left_table), (right_low, right_high, right_table) = left, right
+    # With CollectLeft every side may be collected, whatever its size.
+    threshold = float("inf") if collects_left else HASH_JOIN_THRESHOLD_ROWS
+    if left_high < threshold and left_high <= right_low:
+        built = 0
+    elif right_high < threshold and left_low > right_high:
+        built = 1
+    else:
+        return None
+    # Row counts change as tables grow, and DataFusion checks none: a fix resting on them is unsafe.
+    tables = (left_table, right_table)
+    evidence = Evidence(
+        "declared",
+        f"declared statistics rows: {left_table.rows} of {left_table.name} ({left_table.location}) and rows: "
+        f"{right_table.rows} of {right_table.name} ({right_table.location}), by which DataFusion builds "
+        f"{tables[built].name} and streams {tables[1 - built].name}",
+    )
+    return built, (evidence,)
+
+
+# `datafusion.optimizer.hash_join_single_partition_threshold_rows`, DataFusion's default.
+HASH_JOIN_THRESHOLD_ROWS = 131072
+
+
+def _rows(node: n.Join, side: int, analysis: Analysis) -> tuple[int, int, Source] | None:
+    """The least and the most rows DataFusion may estimate for one input of the join, and
+    the table, from its declared `statistics: {rows: N}`, when the comparison of the two sides is
+    by rows: the side is the table read through projections and filters, and its join key
+    is a string, whose width is not fixed, so DataFusion knows no byte size of the side
+    (`Bytes=Absent`) and compares rows. A filter - the side's own, or one DataFusion may
+    push into it: a condition on its columns, or on a join key (it infers the other key's)
+    - scales the estimate by its selectivity, rounded up: at least one row, unless
+    DataFusion proves the filter false on the files' value ranges, when the side has no
+    rows and an inner join none either. With no such filter the estimate is N."""
+    child = node.children[side]
+    keys = [pair[side] for pair in node.equalities]
+    props = analysis.of(child)
+    if not keys or not all(key.is_column and _is_string(props.type_of(key)) for key in keys):
+        return None
+    scan, filtered = child, False
+    while isinstance(scan, (n.Project, n.Filter, n.Alias)):
+        filtered = filtered or isinstance(scan, n.Filter)
+        scan = scan.children[0]
+    if not isinstance(scan, n.Scan):
+        return None
+    source = analysis.config.source(scan.table)
+    # An unbounded side is chosen by other rules (JoinSelection keeps it streaming).
+    if source is None or not source.rows or source.unbounded:
+        return None
+    # A name over the join may be the table's, or one a projection of the side gave.
+    renamed = () if child is scan else n.output_names(child)
+    names = {column.name for column in source.columns} | {name.lower() for name in renamed}
+    names |= {_bare(key) for pair in node.equalities for key in pair}
+    unknown = not source.columns or (child is not scan and not renamed)
+    if unknown or filtered or node.residual or _filters_reach(node, names, analysis):
+        return 1, source.rows, source
+    return source.rows, source.rows, source
+
+
+def _is_string(type_: str | None) -> bool:
+    sql_type = types.sql_type(type_)
+    return sql_type is not None and sql_type.family == "string"
+
+
+def _bare(expr: Expr) -> str:
+    return expr.column_name or ""
+
+
+def _filters_reach(node: n.Join, names: set[str], analysis: Analysis) -> bool:
+    """Whether DataFusion may push a filter from above into a side with these columns: a
+    condition of a WHERE right over the join (nothing between: the names are the sides'
+    own) that names any of them, or no column. Anything higher - a filter over a
+    projection, whose names may stand for any expression of the side, or another join,
+    which may infer a join key's value from its own keys - is taken to reach it."""
+    parent = analysis.parent(node)
+    while isinstance(parent, n.Filter):
+        for conjunct in parent.conjuncts:
+            columns = {_bare(column) for column in conjunct.columns}
+            if not columns or columns & names:
+                return True
+        parent = analysis.parent(parent)
+    while parent is not None:
+        if isinstance(parent, (n.Filter, n.Join)):
+            return True
+        parent = analysis.parent(parent)
+    return False
 
 
 def _no_statistics(node: n.Node, analysis: Analysis) -> bool:
@@ -255,11 +361,12 @@ def _sort_merge_join(node: n.Join, props: Properties, analysis: Analysis) -> Pro
     return _streamed(props, side.in_each_partition())
 
 
-def _streamed(joined: Properties, side: Properties) -> Properties:
-    """The join's rows as they come when `side` is the streamed one."""
+def _streamed(joined: Properties, side: Properties, why: tuple[Evidence, ...] = ()) -> Properties:
+    """The join's rows as they come when `side` is the streamed one (`why`: the
+    declarations by which it is)."""
     out = joined
     for fact in side.orderings:
-        out = out.with_ordering(fact.keys, fact.evidence, fact.partitioned_by)
+        out = out.with_ordering(fact.keys, fact.evidence | frozenset(why), fact.partitioned_by)
     return out
 
 

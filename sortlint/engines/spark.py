@@ -38,16 +38,17 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from functools import partial
+from itertools import combinations
 
 from sqlglot import exp
 
 from sortlint.config import Source
 from sortlint.config.model import SparkSettings
-from sortlint.diagnostics import Effect, Prediction
+from sortlint.diagnostics import Effect, Prediction, Unknown
 from sortlint.engines import operators, seeding
 from sortlint.engines.analysis import (
     AggregateStrategy, Analysis, Delivered, Engine, SortFate, Transfer,
@@ -659,6 +660,51 @@ STACKED = (
     "a key dropped from one of them alone would split them (a window and a sort more)"
 )
 
+# Why an effect is not predicted (`Unknown`): each says what Spark's plan then depends on.
+JOIN_STRATEGY = Unknown(
+    "depends on the join strategy Spark picks from table sizes (a sort-merge join beneath "
+    "leaves its rows partitioned by its keys, which the operator reuses)"
+)
+WINDOWS_MERGED = Unknown("depends on which of the adjacent windows Spark runs as one operator")
+KEY_TYPE = Unknown(
+    "depends on whether a key is floating-point (Spark normalizes such keys), and the catalog "
+    "does not give its type"
+)
+AGGREGATE_OPERATOR = Unknown(
+    "depends on which aggregate operator Spark runs (hash, sort or object hash), which the types "
+    "of its functions' arguments decide and the catalog does not give"
+)
+SORT_FATE = Unknown("whether Spark keeps this sort here is not modelled")
+WINDOW_PARTITIONING = Unknown(
+    "depends on which window reuses which partitioning, with the sort or without it (not modelled)"
+)
+WINDOW_SPECIFICATIONS = Unknown(
+    "depends on the order Spark stacks windows of several specifications in, whose partitionings "
+    "fit one another, or which of them a dropped key merges or splits (not modelled)"
+)
+WINDOW_ORDER_ABOVE = Unknown("the window's order would then serve the ORDER BY above it (not modelled)")
+TOP_K_OFFSET = Unknown("an ORDER BY ... LIMIT with an OFFSET or LIMIT ALL runs operators not modelled")
+STREAMED_ABOVE = Unknown(
+    "depends on whether the operator above then runs on the sort aggregate's order (not modelled)"
+)
+DISTINCT_HALVES = Unknown(
+    "depends on whether Spark keeps a DISTINCT aggregate's halves apart for a kept column (not modelled)"
+)
+NORMALIZED_STREAMING = Unknown(
+    "depends on which sorts a streamed aggregate's halves need around a floating-point key (not modelled)"
+)
+RESHUFFLED_STREAMING = Unknown("depends on how the aggregate streams once its exchanges change (not modelled)")
+ORDER_NEEDED = Unknown("the function needs its window's only ORDER BY key: there is no fix whose plan to predict")
+LAYOUT = Unknown(
+    "the fix adds the sort the declared layout needs, by design; what it adds to or takes from "
+    "the write's own sort is not modelled"
+)
+
+
+def _reading_top_k(consumer: n.Node) -> Unknown:
+    return Unknown(f"depends on what the {type(consumer).__name__.lower()} reading the sorted top-k's "
+                   "rows does with their new order (not modelled)")
+
 
 # --- the predictor: what a rule reads of a proposed fix (`Context.predicted`) -------------
 #
@@ -667,15 +713,20 @@ STACKED = (
 
 
 def removing_sort(sort: n.Sort, analysis: Analysis) -> Prediction:
-    return Prediction(sort_removal(sort, analysis))
+    return Prediction.of(sort_removal(sort, analysis))
+
+
+def establishing_layout(analysis: Analysis) -> Prediction:
+    """SL301's fix: the sort a declared layout needs (its effect is not predicted)."""
+    return Prediction.of(LAYOUT)
 
 
 def dropping_sort_key(sort: n.Sort, index: int, analysis: Analysis) -> Prediction:
     """Where the plan stays, the sort Spark runs (and a global one's range exchange) or the
     sorted top-k sorts by one key less; where Spark runs no sort either way, nothing does."""
     effect = sort_key_dropped(sort, index, analysis)
-    if effect is None or not effect.none:
-        return Prediction(effect)
+    if isinstance(effect, Unknown) or not effect.none:
+        return Prediction.of(effect)
     keys = tuple(SortKey(item.expr, item.options) for item in sort.keys)
     after = _sort_cost(sort, analysis, keys[:index] + keys[index + 1:])
     if after is None:  # an ORDER BY ... LIMIT whose sorted top-k runs (`_top_k_rekeyed`)
@@ -687,15 +738,20 @@ def regrouping(node: n.Aggregate, keys: list[Expr], analysis: Analysis) -> Predi
     """With fewer keys and the same plan, the aggregate hashes (or compares) one key less;
     reordered keys are the same work. Unknown where the aggregate's operator is."""
     if regrouping_loses_join(node, keys, analysis):
-        return Prediction(withheld=JOIN_REUSE)
+        return Prediction.of(JOIN_STRATEGY, withheld=JOIN_REUSE)
+    if not node.grouping_sets and keys == list(dict.fromkeys(key.expr for key in node.keys)) != [
+            key.expr for key in node.keys]:
+        # Spark groups by each key once (`RemoveRepetitionFromGroupExpressions`, keeping the
+        # first of each): dropping the repetitions changes nothing it runs (TPC-DS q11).
+        return Prediction(Effect())
     effect = regrouped(node, keys, analysis)
-    if effect is None and _shuffles_more(node, keys, analysis):
+    if isinstance(effect, Unknown) and _shuffles_more(node, keys, analysis):
         # the exact effect is not known (a key's type, say), but an exchange more is in it
-        return Prediction(withheld=Effect(adds=("Exchange",)).worsens)
-    if effect is None or not effect.none or len(keys) == len(node.keys):
-        return Prediction(effect)
+        return Prediction.of(effect, withheld=Effect(adds=("Exchange",)).worsens)
+    if isinstance(effect, Unknown) or not effect.none or len(keys) == len(node.keys):
+        return Prediction.of(effect)
     kind = "SortAggregate" if strategy(node, analysis).streams else _physical_aggregate(node, analysis)
-    return Prediction(replace(effect, lightens=(kind,)) if kind is not None else None)
+    return Prediction(replace(effect, lightens=(kind,))) if kind is not None else Prediction.of(AGGREGATE_OPERATOR)
 
 
 def _shuffles_more(node: n.Aggregate, keys: list[Expr], analysis: Analysis) -> bool:
@@ -708,13 +764,15 @@ def _shuffles_more(node: n.Aggregate, keys: list[Expr], analysis: Analysis) -> b
 def rekeying_window(node: n.Window, function: n.WindowFunction, index: int, analysis: Analysis) -> Prediction:
     """With the same plan, the window (and its sort, and - for a partition key - its
     exchange, where Spark runs them) works by one key less."""
+    if function.needs_key(index):
+        return Prediction.of(ORDER_NEEDED)  # no rewrite, nothing to predict (TPC-DS q70)
     if stacked(node, analysis):
-        return Prediction(withheld=STACKED)
+        return Prediction.of(WINDOWS_MERGED, withheld=STACKED)
     if rekeying_loses_join(node, function, index, analysis):
-        return Prediction(withheld=JOIN_REUSE)
+        return Prediction.of(JOIN_STRATEGY, withheld=JOIN_REUSE)
     effect = window_rekeyed(node, function, index, analysis)
-    if effect is None or not effect.none:
-        return Prediction(effect)
+    if isinstance(effect, Unknown) or not effect.none or effect.lightens:
+        return Prediction.of(effect)
     (partition, order, _), = _window_specs(node, analysis)
     rows = reported(_lowest_of_one_text(node, analysis).children[0], analysis)
     cost = _window_cost(rows, partition, order, _floating(partition, node, analysis) or frozenset())
@@ -723,7 +781,7 @@ def rekeying_window(node: n.Window, function: n.WindowFunction, index: int, anal
     return Prediction(replace(effect, lightens=tuple(sorted((+cost + Counter(Window=1)).elements()))))
 
 
-def sort_removal(sort: n.Sort, analysis: Analysis) -> Effect | None:
+def sort_removal(sort: n.Sort, analysis: Analysis) -> Effect | Unknown:
     """Removing the sort: what Spark ran of it goes, and a window that ran on the range
     partitioning of an ORDER BY brings its own exchange instead. A sort beneath that Spark
     removed only because this one overrides it (`EliminateSorts`) runs again in its place."""
@@ -732,13 +790,15 @@ def sort_removal(sort: n.Sort, analysis: Analysis) -> Effect | None:
         return top_k
     before = _sort_cost(sort, analysis)
     if before is None:
-        return None
+        return SORT_FATE
     window = _consuming_window(sort, analysis)
     revived = _sort_beneath(sort)
     if revived is not None and (fate := analysis.sort_fate(revived)) is not None and fate.removed:
         after = _sort_cost(revived, analysis, without=sort)
-        if after is None or (after and window is not None):
-            return None  # which window runs on the revived sort's partitioning is not modelled
+        if after is None:
+            return SORT_FATE
+        if after and window is not None:
+            return WINDOW_PARTITIONING  # which window runs on the revived sort's partitioning
         if after:
             return Effect.between(before, after)
     if window is None or not before:
@@ -746,7 +806,7 @@ def sort_removal(sort: n.Sort, analysis: Analysis) -> Effect | None:
     below = reported(sort.children[0], analysis)
     specs = _window_specs(window, analysis)
     if len(specs) != 1 or _joined_above(window, analysis) or below.keys or below.clustered_by is not None:
-        return None  # which window runs on which partitioning, with the sort or without, is not modelled
+        return WINDOW_PARTITIONING
     (partition, order, _), = specs
     if _normalized(partition, window, analysis):
         # Spark partitions by the normalized floating-point key: the window shuffles either way
@@ -767,7 +827,7 @@ def _top_k_limit(sort: n.Sort, analysis: Analysis) -> n.Limit | None:
     return limit
 
 
-def _top_k_removal(sort: n.Sort, analysis: Analysis) -> Effect | None:
+def _top_k_removal(sort: n.Sort, analysis: Analysis) -> Effect | Unknown | None:
     """An ORDER BY ... LIMIT without its ORDER BY: the sorted top-k goes, and a plain limit
     takes its place, which gathers its rows into one partition with an exchange of its own
     (`GlobalLimit`) - except as the statement's result (`CollectLimit`: measured, no
@@ -777,7 +837,7 @@ def _top_k_removal(sort: n.Sort, analysis: Analysis) -> Effect | None:
     if limit is None:
         return None
     if limit.offset or limit.limit is None:
-        return None  # an OFFSET, a LIMIT ALL: other operators, not measured
+        return TOP_K_OFFSET
     above = analysis.parent(limit)
     while isinstance(above, (n.Project, n.Alias)):
         above = analysis.parent(above)
@@ -785,46 +845,55 @@ def _top_k_removal(sort: n.Sort, analysis: Analysis) -> Effect | None:
     return Effect(removes=("TakeOrderedAndProject",), adds=("Exchange",) if gathered else ())
 
 
-def sort_key_dropped(sort: n.Sort, index: int, analysis: Analysis) -> Effect | None:
+def sort_key_dropped(sort: n.Sort, index: int, analysis: Analysis) -> Effect | Unknown:
     """Sorting without the `index`-th key: the same operators, unless Spark then finds the
     input already in the order of the others."""
     keys = tuple(SortKey(item.expr, item.options) for item in sort.keys)
     before, after = _sort_cost(sort, analysis), _sort_cost(sort, analysis, keys[:index] + keys[index + 1:])
     if before is None and after is None:
         return _top_k_rekeyed(sort, keys[:index] + keys[index + 1:], analysis)
-    if before is None or after is None or _consuming_window(sort, analysis) is not None:
-        return None
+    if before is None or after is None:
+        return SORT_FATE
+    if _consuming_window(sort, analysis) is not None:
+        return WINDOW_PARTITIONING  # the sort's range partitioning may serve the window
     beneath = _sort_beneath(sort)
     if beneath is not None and _sorts_by_a_literal(sort) and not _sorts_by_a_literal(sort, index):
         # The last literal key gone, Spark removes the sort beneath it kept for it.
         kept = _sort_cost(beneath, analysis)
         if kept is None or (sort.scope == "partition" and beneath.scope == "global"):
-            return None
+            return SORT_FATE
         before = before + kept
     return Effect.between(before, after)
 
 
-def _top_k_rekeyed(sort: n.Sort, keys: Ordering, analysis: Analysis) -> Effect | None:
-    """An ORDER BY ... LIMIT sorted by `keys` instead: the same sorted top-k, whose new order
-    an aggregate or DISTINCT above may stream on (`ReplaceHashWithSortAgg`: fuzz seed 5103,
-    dropping a constant first key let `SELECT DISTINCT b` over `ORDER BY id, b LIMIT 10` run
-    as a SortAggregate), or stop streaming on. Other readers of the order: not modelled."""
+def _top_k_rekeyed(sort: n.Sort, keys: Ordering, analysis: Analysis) -> Effect | Unknown:
+    """An ORDER BY ... LIMIT sorted by `keys` instead: the same sorted top-k - as the
+    statement's result, whatever the joins and aggregates beneath (TPC-DS q43, q74, q81:
+    measured with broadcast and with sort-merge joins) - unless the keys left all fold to
+    literals (then Spark drops the sort: `_top_k_removal`). An aggregate or DISTINCT above may
+    stream on its new order (`ReplaceHashWithSortAgg`: fuzz seed 5103, dropping a constant
+    first key let `SELECT DISTINCT b` over `ORDER BY id, b LIMIT 10` run as a SortAggregate),
+    or stop streaming on it. Other readers of the order: not modelled."""
     limit = _top_k_limit(sort, analysis)
     if limit is None:
-        return None
-    rows = reported(limit, analysis)
-    if rows.scope != "global" or rows.keys != tuple(SortKey(item.expr, item.options) for item in sort.keys):
-        return None
+        return SORT_FATE
+    if all(_folds(key.expr.node, sort.children[0]) for key in keys):
+        return _top_k_removal(sort, analysis) or SORT_FATE
     node: n.Node = limit
     consumer = analysis.parent(limit)
     while isinstance(consumer, (n.Project, n.Alias, n.Filter)) and consumer.children[0] is node:
         node, consumer = consumer, analysis.parent(consumer)
+    if consumer is None:
+        return Effect()  # nothing reads the order Spark reports of the result
+    rows = reported(limit, analysis)
+    if rows.scope != "global" or rows.keys != tuple(SortKey(item.expr, item.options) for item in sort.keys):
+        return _reading_top_k(consumer)
     if isinstance(consumer, n.Aggregate):
         grouped = [key.expr for key in consumer.keys]
     elif isinstance(consumer, n.Distinct) and isinstance(node, n.Project) and not node.passthrough:
         grouped = [Expr.column(c.name) for c in node.columns]
     else:
-        return None
+        return _reading_top_k(consumer)
     streams = strategy_of(grouped, consumer, analysis).streams
     with _reporting(limit, replace(rows, keys=keys), consumer, analysis):
         streams_after = strategy_of(grouped, consumer, analysis).streams
@@ -834,7 +903,7 @@ def _top_k_rekeyed(sort: n.Sort, keys: Ordering, analysis: Analysis) -> Effect |
     while isinstance(above, (n.Project, n.Alias, n.Filter)):
         above = analysis.parent(above)
     if isinstance(above, (n.Window, n.Aggregate)) or (isinstance(above, n.Sort) and above.keys[0].options == ASCENDING):
-        return None  # whether it then runs on the sort aggregate's (ascending) order is not modelled
+        return STREAMED_ABOVE
     hashed, streamed = ("HashAggregate",), ("SortAggregate",)
     return Effect(hashed, streamed) if streams_after else Effect(streamed, hashed)
 
@@ -944,32 +1013,41 @@ def _joined_above(node: n.Node, analysis: Analysis) -> bool:
     return False
 
 
-def regrouped(node: n.Aggregate, keys: list[Expr], analysis: Analysis) -> Effect | None:
+def regrouped(node: n.Aggregate, keys: list[Expr], analysis: Analysis) -> Effect | Unknown:
     """Grouping by `keys` (reordered or fewer). Where the rows need the same shuffles, a hash
     aggregate that then streams becomes a sort aggregate (on rows already clustered by the
     keys Spark plans one aggregate, not a partial and a final one), and the plan otherwise
     keeps its operators. Where they do not - rows clustered by a key the aggregate no longer
     has, the columns of a DISTINCT no longer among the keys - an exchange comes or goes, and
-    with it the half of the aggregate on each side of it."""
-    shuffles = [distribution(k, node, analysis) for k in ([key.expr for key in node.keys], keys)]
+    with it the half of the aggregate on each side of it. A key of a type not known: the
+    effect whether or not it is floating-point (`_normalized`), where both agree."""
+    grouped = [key.expr for key in node.keys]
+    return _whatever_the_types(_possibly_floating(grouped, node, analysis),
+                               partial(_regrouped, node, grouped, keys, analysis))
+
+
+def _regrouped(node: n.Aggregate, grouped: list[Expr], keys: list[Expr], analysis: Analysis,
+               floating: frozenset[Expr]) -> Effect | Unknown:
+    """`regrouped` with these keys floating-point."""
+    shuffles = [distribution(k, node, analysis) for k in (grouped, keys)]
     before, after = strategy(node, analysis), strategy_of(keys, node, analysis)
-    floating = [_normalized(k, node, analysis) for k in ([key.expr for key in node.keys], keys)]
+    normalized = [bool(floating.intersection(k)) for k in (grouped, keys)]
     if shuffles[0].exchanges == shuffles[1].exchanges:
         if shuffles[1].distinct and not _plain_calls(node) and not shuffles[1].exchanges[-1]:
-            return None  # a kept column's any_value would keep the aggregate's halves apart
-        if None not in floating and floating[0] != floating[1] and not any(shuffles[0].exchanges):
+            return DISTINCT_HALVES  # a kept column's any_value would keep the aggregate's halves apart
+        if normalized[0] != normalized[1] and not any(shuffles[0].exchanges):
             if before.streams or after.streams:
-                return None  # which sorts the normalized key's halves then need is not modelled
-            return _renormalized(node, floating[0] is True, analysis)
+                return NORMALIZED_STREAMING
+            return _renormalized(node, normalized[0], analysis)
         if before.streams == after.streams:
             return Effect()
         hashing, streaming = Counter(HashAggregate=1), Counter(SortAggregate=1)
         return Effect.between(*((hashing, streaming) if after.streams else (streaming, hashing)))
-    if None in floating:
-        return None  # whether Spark keeps the aggregate's halves apart is not known
-    costs = [_aggregate_cost(node, s, analysis, f is True) for s, f in zip(shuffles, floating)]
-    if costs[0] is None or costs[1] is None or before.streams or after.streams:
-        return None  # which aggregate Spark runs, or how it streams, is not modelled here
+    costs = [_aggregate_cost(node, s, analysis, f) for s, f in zip(shuffles, normalized)]
+    if costs[0] is None or costs[1] is None:
+        return AGGREGATE_OPERATOR
+    if before.streams or after.streams:
+        return RESHUFFLED_STREAMING
     return Effect.between(costs[0], costs[1])
 
 
@@ -992,12 +1070,12 @@ def _floating(keys: Sequence[Expr], node: n.Aggregate | n.Window, analysis: Anal
     return frozenset(key for key, t in found.items() if t in FLOATING)
 
 
-def _renormalized(node: n.Aggregate, floating_before: bool, analysis: Analysis) -> Effect | None:
+def _renormalized(node: n.Aggregate, floating_before: bool, analysis: Analysis) -> Effect | Unknown:
     """A floating-point key gone (or come) from an aggregate on rows needing no exchange: its
     partial half (and a sort aggregate's sort) goes (or comes)."""
     kind = _physical_aggregate(node, analysis)
     if kind is None:
-        return None
+        return AGGREGATE_OPERATOR
     halves = Counter({kind: 1, "Sort": int(kind == "SortAggregate")})
     return Effect.between(halves, Counter()) if floating_before else Effect.between(Counter(), halves)
 
@@ -1109,13 +1187,14 @@ def _physical_aggregate(node: n.Aggregate, analysis: Analysis) -> str | None:
     return "SortAggregate" if sorts else "HashAggregate"
 
 
-def window_rekeyed(node: n.Window, function: n.WindowFunction, index: int, analysis: Analysis) -> Effect | None:
+def window_rekeyed(node: n.Window, function: n.WindowFunction, index: int, analysis: Analysis) -> Effect | Unknown:
     """Dropping the `index`-th key (PARTITION BY, then ORDER BY) of the function, the window's
     only one: its exchange goes where the input is then clustered by fewer partition keys, or
-    comes where it no longer is; its sort likewise with the input's order."""
+    comes where it no longer is; its sort likewise with the input's order. A partition key of
+    a type not known: the effect whether or not it is floating-point, where both agree."""
     specs = _window_specs(node, analysis)
     if analysis.computed(node) != [function]:
-        return None
+        return _rekeyed_among_others(node, function, index, analysis)
     (partition, order, _), = specs
     rows = reported(_lowest_of_one_text(node, analysis).children[0], analysis)
     if index < len(partition):
@@ -1126,13 +1205,87 @@ def window_rekeyed(node: n.Window, function: n.WindowFunction, index: int, analy
 
     above = _ranged_above(node, analysis) if partition and not kept[0] else None
     if above is not None and tuple(SortKey(k.expr, k.options) for k in above.keys) == order[: len(above.keys)]:
-        return None  # the window's order then serves the ORDER BY above: not modelled
-    floating = _floating(partition, node, analysis)
-    if floating is None:
-        return None  # whether Spark normalizes a partition key is not known
+        return WINDOW_ORDER_ABOVE
     spared = Counter(Exchange=int(above is not None))
-    return Effect.between(_window_cost(rows, partition, order, floating) + spared,
-                          _window_cost(rows, *kept, floating & frozenset(kept[0])))
+    return _whatever_the_types(
+        _possibly_floating(partition, node, analysis),
+        lambda floating: Effect.between(_window_cost(rows, partition, order, floating) + spared,
+                                        _window_cost(rows, *kept, floating & frozenset(kept[0]))),
+    )
+
+
+def _rekeyed_among_others(node: n.Window, function: n.WindowFunction, index: int, analysis: Analysis
+                          ) -> Effect | Unknown:
+    """Dropping a key of one of a SELECT's window functions of several specifications. Spark
+    runs one Window per specification, stacked in an order of its choosing, each on the
+    partitioning and order the one beneath leaves where they fit it. Where no partitioning
+    of any of them, before or after, fits another's (no partition set is a subset of another,
+    none is empty) nor the rows' own (or a join's beneath), every window shuffles and sorts
+    whatever the stacking, and the fix changes only what this one's work is keyed by - unless
+    the function shares its specification with another (a fix splits them) or takes
+    another's (they merge), or something above may read the top window's order."""
+    computed = analysis.computed(node)
+    if function not in computed:
+        return WINDOW_SPECIFICATIONS
+    def spec(f: n.WindowFunction) -> tuple[tuple[Expr, ...], Ordering]:
+        return tuple(k.expr for k in f.partition_by), tuple(SortKey(i.expr, i.options) for i in f.order_by)
+    partition, order = spec(function)
+    if index < len(partition):
+        kept = (partition[:index] + partition[index + 1:], order)
+    else:
+        at = index - len(partition)
+        kept = (partition, order[:at] + order[at + 1:])
+    others = {spec(f) for f in computed if f is not function}
+    if (partition, order) in others or kept in others:
+        return WINDOW_SPECIFICATIONS
+    rows = reported(node.children[0], analysis)
+    reused = [c for c in (rows.clustered_by, *rows.joined_by) if c is not None]
+
+    def fitting(sets: list[frozenset[Expr]]) -> bool:
+        return any(not a or (i != j and a <= b) for i, a in enumerate(sets) for j, b in enumerate(sets)) or any(
+            c <= each for c in reused for each in sets)
+
+    sets = [frozenset(p) for p, _ in others]
+    if fitting(sets + [frozenset(partition)]) or fitting(sets + [frozenset(kept[0])]):
+        return WINDOW_SPECIFICATIONS
+    above = analysis.parent(node)
+    while isinstance(above, (*_BETWEEN_WINDOWS, n.Limit)):
+        above = analysis.parent(above)
+    if above is not None and not (isinstance(above, n.Sort) and above.scope == "global"):
+        return WINDOW_SPECIFICATIONS  # it may read the top window's order
+    dropped_partition_key = index < len(partition)
+    return Effect(lightens=("Exchange",) * dropped_partition_key + ("Sort", "Window"))
+
+
+def _possibly_floating(keys: Sequence[Expr], node: n.Aggregate | n.Window, analysis: Analysis) -> list[frozenset[Expr]]:
+    """Each set the floating-point keys among `keys` may be (`_floating`): the one set where
+    every type is known, else one per choice among the keys of unknown type (none: too many
+    to try)."""
+    props = analysis.of(node.children[0])
+    known: set[Expr] = set()
+    unknown: list[Expr] = []
+    for key in dict.fromkeys(keys):
+        found = props.type_of(key)
+        if found is None:
+            unknown.append(key)
+        elif found in FLOATING:
+            known.add(key)
+    if len(unknown) > _UNKNOWN_TYPES_TRIED:
+        return []
+    return [frozenset(known).union(chosen) for size in range(len(unknown) + 1)
+            for chosen in combinations(unknown, size)]
+
+
+_UNKNOWN_TYPES_TRIED = 4  # 16 cases at most
+
+
+def _whatever_the_types(cases: list[frozenset[Expr]], effect_of: Callable[[frozenset[Expr]], Effect | Unknown]
+                        ) -> Effect | Unknown:
+    """The effect every case of floating-point keys agrees on, or why it is not known."""
+    found = list(dict.fromkeys(effect_of(floating) for floating in cases))
+    if len(found) == 1:
+        return found[0]
+    return next((each for each in found if isinstance(each, Unknown)), KEY_TYPE)
 
 
 def _ranged_above(window: n.Window, analysis: Analysis) -> n.Sort | None:

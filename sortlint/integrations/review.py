@@ -174,8 +174,8 @@ def comment_body(reviewed: ReviewFinding, block: str | None) -> str:
     """A comment on one finding; `block` is its fix as the platform's suggestion block."""
     finding = reviewed.finding
     parts = [f"**[{finding.code} {finding.name}]({reviewed.rule_link})**: {finding.message} (basis: {finding.basis})"]
-    if finding.effect is not None:
-        parts.append(f"On Spark: {finding.effect.words()}.")
+    if finding.effect_words is not None:
+        parts.append(f"On Spark: {finding.effect_words}.")
     fix = finding.fix
     if fix is not None and fix.edits:
         if fix.applicability is Applicability.UNSAFE:

@@ -81,19 +81,21 @@ class Context:
         message: str,
         evidence: Iterable[Evidence],
         fix: Fix | None = None,
-        effect: Effect | None = None,
+        predicted: Prediction | None = None,
     ) -> Finding:
+        """`predicted`: what the fix does on Spark (`predicted`), known or why not."""
         line, column = self.unit.location(span.start)
         end_line, end_column = self.unit.location(span.end)
+        predicted = predicted or Prediction()
         return Finding(
             code, name, message, self.unit.path, line, column, end_line, end_column,
-            basis_of(tuple(evidence)), fix, effect,
+            basis_of(tuple(evidence)), fix, predicted.effect, predicted.unknown,
         )
 
     def predicted(self, predict: Callable[[Analysis], Prediction]) -> Prediction:
-        """What a fix changes in Spark's executed plan, or why it is withheld (the predictor of
-        `sortlint.engines.spark`), for `target: spark` only: another engine's plan has other
-        operators, and its model predicts nothing."""
+        """What a fix changes in Spark's executed plan (or why that is not known), or why it is
+        withheld (the predictor of `sortlint.engines.spark`), for `target: spark` only: another
+        engine's plan has other operators, and its model predicts nothing."""
         return predict(self.analysis) if self.target == "spark" else Prediction()
 
     def fix(

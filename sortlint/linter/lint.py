@@ -45,17 +45,15 @@ def lint_statement(unit: Unit, root: n.Node, config: Config, analysis: Analysis 
     # once, and only what holds in every copy (a sort that one reader's join ignores may be
     # what the other reader's collect_list relies on).
     copies: Counter[tuple] = Counter()
-    found: dict[tuple, tuple[Finding, tuple]] = {}  # each finding once, with the clause it is about
-    seen: Counter[tuple] = Counter()  # in how many copies of its clause a finding was made
+    found: dict[tuple, tuple[list[Finding], tuple]] = {}  # each finding in every copy, with its clause
     for node in own_nodes(root, unit):
         clause = _clause(node)
         copies[clause] += 1
         for rule in rules[type(node)]:
             for finding in rule.check(node, context):
                 key = (finding.code, finding.line, finding.column, finding.end_line, finding.end_column)
-                found.setdefault(key, (finding, clause))
-                seen[key] += 1
-    reported = [finding for key, (finding, clause) in found.items() if seen[key] >= copies[clause]]
+                found.setdefault(key, ([], clause))[0].append(finding)
+    reported = [_in_every_copy(made) for made, clause in found.values() if len(made) >= copies[clause]]
     if config.ignore_noop:
         # What the model does not know (no effect) is kept: leaving it out would be a guess.
         reported = [f for f in reported if f.effect is None or not f.effect.noop]
@@ -72,6 +70,32 @@ def lint_statement(unit: Unit, root: n.Node, config: Config, analysis: Analysis 
             for f in reported
         ]
     return sorted(reported, key=lambda f: f.sort_key)
+
+
+def _in_every_copy(made: list[Finding]) -> Finding:
+    """The one finding of a clause built in several copies (a CTE under each reader, a window
+    specification under each function using it). Its fix edits the clause once, so it changes
+    every copy's plan: the effect is the one copy's that changes operators (a CTE's sort that
+    Spark drops under one reader's join and runs, with its exchange, under another's UNION ALL:
+    tests/engines/test_spark_effects_hidden.py), unknown where two do - Spark shuffles an input
+    two copies share once (`ReusedExchange`: a sorted CTE read by two UNION ALL branches alike
+    saves one exchange and two sorts), and stacked windows share their sorts - or where one
+    copy's is unknown. The message is a changing copy's, so that it says what Spark runs
+    (not "Spark removes this sort itself" above an effect that saves a sort). The least
+    trusted copy's fix is the fix."""
+    if len(made) == 1:
+        return made[0]
+    changing = [f for f in made if f.effect is None or not f.effect.none]
+    shown = changing[0] if changing else made[0]
+    effect, unknown = (None, SHARED_COPIES) if len(changing) > 1 else (shown.effect, shown.effect_unknown)
+    fixes = [f.fix for f in made]
+    fix = None if any(f is None for f in fixes) else min(
+        (f for f in fixes if f is not None), key=lambda f: f.applicability.rank)
+    return replace(shown, effect=effect, effect_unknown=unknown, fix=fix)
+
+
+SHARED_COPIES = ("depends on which exchanges and sorts the copies of this clause (one for each reader "
+                 "or function) share in Spark's plan (not modelled)")
 
 
 @lru_cache(maxsize=16)

@@ -8,6 +8,7 @@ PySpark `selectExpr`, or built from `F.col("A") + 1` becomes the same key.
 
 from __future__ import annotations
 
+from collections.abc import Collection, Iterator
 from functools import cache
 from typing import cast
 
@@ -98,12 +99,29 @@ class Expr:
 
     @_computed_once
     def children(self) -> tuple[Expr, ...]:
-        """Direct operand expressions (type and unit arguments excluded)."""
-        return tuple(
-            Expr.of(child)
-            for child in self.node.iter_expressions()
-            if not isinstance(child, (exp.DataType, exp.Var))
-        )
+        """Direct operand expressions (type and unit arguments excluded). Their identities
+        are the parts of this one's, so none is walked again."""
+        node, identity = self.node, self.identity
+        if isinstance(node, exp.Column) or not isinstance(identity, tuple):
+            return tuple(
+                Expr.of(child) for child in node.iter_expressions() if not isinstance(child, _NOT_OPERANDS)
+            )
+        found: list[Expr] = []
+        parts = iter(identity[1:])  # as `_structure` made them, one per argument it kept
+        for name, value in node.args.items():
+            if value is None or value is False or (isinstance(value, list) and not value):
+                continue
+            if isinstance(value, exp.Expression):
+                part = next(parts)[1]
+                if not isinstance(value, _NOT_OPERANDS):
+                    found.append(Expr(_unwrap(value), part))
+            elif isinstance(value, list):
+                for item, part in zip(value, next(parts)[1]):
+                    if isinstance(item, exp.Expression) and not isinstance(item, _NOT_OPERANDS):
+                        found.append(Expr(_unwrap(item), part))
+            elif name != "quoted":
+                next(parts)
+        return tuple(found)
 
     def __eq__(self, other: object) -> bool:
         if self is other:
@@ -174,31 +192,77 @@ def _needs_quotes(name: str) -> bool:
     """Whether sqlglot quotes `name` when it makes an identifier of it."""
     return not exp.SAFE_IDENTIFIER_RE.match(name)
 
+# Arguments that are parts of a call, not operands: types and units.
+_NOT_OPERANDS = (exp.DataType, exp.Var)
+
 # Spark parses CAST as TRY_CAST unless in ANSI mode; both order values the same way.
 _SAME_CLASS = {"TryCast": "Cast"}
 
 
-def _structure(node: exp.Expression) -> tuple | str:
-    """A hashable picture of the tree: classes, argument names, lower-cased names."""
+def every_part(node: exp.Expression, kinds: Collection[str | None]) -> Iterator[Expr]:
+    """An `Expr` of `node` and of every node below it whose key is of one of `kinds` (the
+    class name a key begins with: `Column`, `Window`), in `walk` order. A node's structure
+    holds its children's, so each is made once here: keying each node on its own walks
+    every subtree again for each node above it."""
+    memo: dict[int, tuple | str] = {}
+    for sub in node.walk():
+        inner = _unwrap(cast(exp.Expression, sub))
+        if (
+            (_KINDS.get(type(inner)) or _kind(type(inner))) in kinds
+            and not isinstance(inner, (exp.Identifier, exp.DataType))  # parts of keys, not expressions
+        ):
+            yield Expr(inner, _structure(inner, memo))
+
+
+def kind_of(expr: Expr) -> str | None:
+    """The class name `expr`'s key begins with (None for a bare name)."""
+    return expr.identity[0] if isinstance(expr.identity, tuple) else None
+
+
+def _structure(node: exp.Expression, memo: dict[int, tuple | str] | None = None) -> tuple | str:
+    """A hashable picture of the tree: classes, argument names, lower-cased names. With
+    `memo`, the pictures of the nodes met are kept there by `id`, and taken from it."""
+    if memo is not None and id(node) in memo:
+        return memo[id(node)]
     if isinstance(node, exp.Identifier):
         return node.this.lower()
-    if isinstance(node, exp.Column) and not node.args.get("db") and not node.args.get("catalog"):
-        table = node.args.get("table")
-        return ("Column", node.this.this.lower() if isinstance(node.this, exp.Identifier) else _structure(node.this),
-                table.this.lower() if isinstance(table, exp.Identifier) else None)
-    parts: list = [_SAME_CLASS.get(type(node).__name__, type(node).__name__)]
-    for name, value in node.args.items():
-        if value is None or value is False or (isinstance(value, list) and not value):
-            continue
-        if isinstance(value, exp.Expression):
-            parts.append((name, _structure(_unwrap(value))))
-        elif isinstance(value, list):
-            parts.append(
-                (name, tuple(_structure(_unwrap(v)) if isinstance(v, exp.Expression) else v for v in value))
-            )
-        elif name != "quoted":
-            parts.append((name, value))
-    return tuple(parts)
+    args = node.args
+    if isinstance(node, exp.Column) and not args.get("db") and not args.get("catalog"):
+        name, table = node.this, args.get("table")
+        found: tuple = (
+            "Column",
+            name.this.lower() if isinstance(name, exp.Identifier) else _structure(name, memo),
+            table.this.lower() if isinstance(table, exp.Identifier) else None,
+        )
+    else:
+        parts: list = [_KINDS.get(type(node)) or _kind(type(node))]
+        for key, value in args.items():
+            if value is None or value is False:
+                continue
+            if isinstance(value, exp.Expression):
+                while isinstance(value, exp.Paren):
+                    value = value.this
+                parts.append((key, _structure(value, memo)))
+            elif isinstance(value, list):
+                if value:
+                    parts.append((key, tuple([
+                        _structure(_unwrap(v), memo) if isinstance(v, exp.Expression) else v for v in value
+                    ])))
+            elif key != "quoted":
+                parts.append((key, value))
+        found = tuple(parts)
+    if memo is not None:
+        memo[id(node)] = found
+    return found
+
+
+def _kind(cls: type) -> str:
+    """The class name a key begins with (kept in `_KINDS`: asked for every node keyed)."""
+    kind = _KINDS[cls] = _SAME_CLASS.get(cls.__name__, cls.__name__)
+    return kind
+
+
+_KINDS: dict[type, str] = {}
 
 
 def _unwrap(node: exp.Expression) -> exp.Expression:

@@ -547,12 +547,27 @@ class Properties:
             )
             return Expr.of(node)
 
-        result = Properties(
-            types={o: t for s, o in mapping if (t := self.type_of(s)) is not None},
-            not_null=frozenset(o for s, o in mapping if not self.nullable(s)),
-            arithmetic=self.arithmetic,
-        )
+        types: dict[Expr, str] = {}
+        not_null: set[Expr] = set()
+        for source, output in mapping:
+            if source.is_column and source not in self._class_of:
+                # What `type_of` and `nullable` answer for a column no class holds, without
+                # their calls: a chain of CTEs renames thousands of columns per statement.
+                kind = self.types.get(source)
+                constant_value = self.constants[source].value if source in self.constants else None
+                known = source in self.not_null or (
+                    constant_value is not None and not isinstance(constant_value.node, exp.Null)
+                )
+            else:
+                kind, known = self.type_of(source), not self.nullable(source)
+            if kind is not None:
+                types[output] = kind
+            if known:
+                not_null.add(output)
+        result = Properties(types=types, not_null=frozenset(not_null), arithmetic=self.arithmetic)
         for source, outputs in sources.items():
+            if len(outputs) == 1 and source.is_column and source not in self.constants:
+                continue  # neither constant nor equal to another output
             constant, why = self.is_constant(source)
             if constant:
                 found = self.constants.get(source)

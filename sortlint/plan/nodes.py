@@ -16,6 +16,7 @@ from typing import Literal
 from sqlglot import exp
 
 from sortlint.ordering import Expr, Properties, SortOptions
+from sortlint.plan.aggregates import needs_order
 from sortlint.units import Unit
 
 
@@ -154,6 +155,11 @@ class WindowFunction:
         if index < len(self.partition_by):
             return self.partition_by, self.partition_span, index
         return self.order_by, self.order_span, index - len(self.partition_by)
+
+    def needs_key(self, index: int) -> bool:
+        """Whether key `index` is the only ORDER BY key of a function that needs one (or a
+        frame): the window cannot lose it."""
+        return index >= len(self.partition_by) and len(self.order_by) == 1 and needs_order(self.expr.node)
 
 
 @dataclass(eq=False)

@@ -12,9 +12,8 @@ understand), it says nothing is read: a window taken for pruned loses only an or
 
 from __future__ import annotations
 
-from sqlglot import exp
-
 from sortlint.ordering import Expr
+from sortlint.ordering.expressions import every_part, kind_of
 from sortlint.plan import nodes as n
 
 # What a parent reads of a node's output: every column (None), or these expressions.
@@ -24,24 +23,31 @@ Read = "set[Expr] | None"
 def read_window_functions(root: n.Node) -> set[int]:
     """The ids of the `WindowFunction`s whose value something above reads."""
     found: set[int] = set()
-    _visit(root, None, found)
+    # What is read is only ever asked of columns and of window functions, so only those
+    # are kept of what an expression reads.
+    kinds = {"Column"} | {
+        kind_of(f.expr) for w in n.walk(root) if isinstance(w, n.Window) for f in w.functions
+    }
+    _visit(root, None, found, kinds)
     return found
 
 
-def _visit(node: n.Node, read: set[Expr] | None, found: set[int]) -> None:
-    for child, child_read in _children_read(node, read, found):
-        _visit(child, child_read, found)
+def _visit(node: n.Node, read: set[Expr] | None, found: set[int], kinds: set[str | None]) -> None:
+    for child, child_read in _children_read(node, read, found, kinds):
+        _visit(child, child_read, found, kinds)
 
 
-def _children_read(node: n.Node, read: set[Expr] | None, found: set[int]):
-    """(child, what is read of it) for each child of `node`, of which `read` is read."""
+def _children_read(node: n.Node, read: set[Expr] | None, found: set[int], kinds: set[str | None]):
+    """(child, what is read of it) for each child of `node`, of which `read` is read; of
+    what it reads, the expressions of `kinds`."""
     nothing: set[Expr] = set()
     extra = [(child, nothing) for child in node.children[1:]]  # predicate subqueries
     if isinstance(node, n.Project):
         if node.passthrough or read is None:
-            return [(node.children[0], None if node.passthrough else _refs(c.expr for c in node.columns)), *extra]
+            every = None if node.passthrough else _parts([c.expr for c in node.columns], kinds)
+            return [(node.children[0], every), *extra]
         used = [c.expr for c in node.columns if Expr.column(c.name) in read]
-        return [(node.children[0], _refs(used)), *extra]
+        return [(node.children[0], _parts(used, kinds)), *extra]
     if isinstance(node, n.Alias):
         if read is None or not node.columns:
             return [(node.children[0], None if read is None else nothing)]
@@ -50,19 +56,19 @@ def _children_read(node: n.Node, read: set[Expr] | None, found: set[int]):
     if isinstance(node, n.Window):
         computed = [f for f in node.functions if read is None or f.expr in read]
         found.update(id(f) for f in computed)
-        return [(node.children[0], _more(read, _refs(f.expr for f in computed)))]
+        return [(node.children[0], _more(read, _parts([f.expr for f in computed], kinds)))]
     if isinstance(node, n.Filter):
-        return [(node.children[0], _more(read, _refs(node.conjuncts))), *extra]
+        return [(node.children[0], _more(read, _parts(node.conjuncts, kinds))), *extra]
     if isinstance(node, n.Sort):
-        return [(node.children[0], _more(read, _refs(item.expr for item in node.keys)))]
+        return [(node.children[0], _more(read, _parts([item.expr for item in node.keys], kinds)))]
     if isinstance(node, n.Repartition):
-        return [(node.children[0], _more(read, _refs(node.keys)))]
+        return [(node.children[0], _more(read, _parts(node.keys, kinds)))]
     if isinstance(node, n.Aggregate):
         exprs = [key.expr for key in node.keys] + [call.expr for call in node.aggregates]
-        return [(node.children[0], _refs(exprs))]
+        return [(node.children[0], _parts(exprs, kinds))]
     if isinstance(node, n.Join):
         on = [e for pair in node.equalities for e in pair] + list(node.residual)
-        both = _more(read, _refs(on))
+        both = _more(read, _parts(on, kinds))
         return [(child, both) for child in node.children]
     if isinstance(node, n.SetOp):
         return [(child, _branch_read(node, child, read)) for child in node.children]
@@ -84,13 +90,11 @@ def _branch_read(node: n.SetOp, branch: n.Node, read: set[Expr] | None) -> set[E
     return {Expr.column(mine) for mine, out in zip(names, node.columns) if Expr.column(out) in read}
 
 
-def _refs(exprs) -> set[Expr]:
-    """Every expression inside `exprs`: the columns and window and aggregate calls they read."""
+def _parts(exprs, kinds: set[str | None]) -> set[Expr]:
+    """The expressions of `kinds` inside `exprs`: the columns and calls they read."""
     found: set[Expr] = set()
     for expr in exprs:
-        for sub in expr.node.walk():
-            if isinstance(sub, exp.Expression) and not isinstance(sub, (exp.Identifier, exp.DataType)):
-                found.add(Expr.of(sub))
+        found.update(every_part(expr.node, kinds))
     return found
 
 

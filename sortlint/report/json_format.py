@@ -29,6 +29,7 @@ def error_json(error: UserError) -> dict:
         "basis": None,
         "fix": None,
         "effect": None,
+        "effect_unknown": None,
     }
 
 
@@ -45,6 +46,7 @@ def as_json(finding: Finding) -> dict:
         "basis": finding.basis,
         "fix": fix_json(finding.fix) if finding.fix else None,
         "effect": finding.effect.as_json() if finding.effect is not None else None,
+        "effect_unknown": finding.effect_unknown,
     }
 
 

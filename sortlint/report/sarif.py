@@ -93,6 +93,8 @@ def _result(finding: Finding, rule_index: int, fingerprint: str) -> dict:
     }
     if finding.effect is not None:
         result["properties"]["effect"] = {**finding.effect.as_json(), "text": finding.effect.words()}
+    elif finding.effect_unknown is not None:
+        result["properties"]["effect_unknown"] = finding.effect_unknown
     if finding.fix is not None and finding.fix.edits:
         result["fixes"] = [_fix(finding.fix, finding.path)]
     return result

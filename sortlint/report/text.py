@@ -86,10 +86,11 @@ def snippet(finding: Finding, raw: str, unsafe: bool, palette: Palette) -> list[
         marks = max(last - first, 1)
         lines.append(f"{palette.paint('gutter', f'{number:>{width}} |')} {text}")
         lines.append(f"{bar} {' ' * (first - 1)}{palette.paint('marker', '^' * marks)}")
-    if finding.effect is not None or finding.fix is not None:
+    effect = finding.effect_words
+    if effect is not None or finding.fix is not None:
         lines.append(bar)
-    if finding.effect is not None:
-        lines.append(palette.paint("help", f"{'':>{width}} = on Spark: {finding.effect.words()}"))
+    if effect is not None:
+        lines.append(palette.paint("help", f"{'':>{width}} = on Spark: {effect}"))
     if finding.fix is not None:
         lines.append(palette.paint("help", f"{'':>{width}} = {_applicability(finding, unsafe)}: "
                                            f"{finding.fix.message}"))

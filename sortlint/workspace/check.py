@@ -100,12 +100,14 @@ def check(
     discovery = discover(paths, config, force_exclude)
     result = Result(errors=discovery.errors, skipped=discovery.skipped)
     files = discovery.files
-    reading = Reading(config, store=store, project_files=ProjectFiles(config, tuple(files)))
+    resolved = [discovery.resolved[path] for path in files]
+    reading = Reading(config, store=store, project_files=ProjectFiles(config, tuple(resolved)))
     preparation = prepare(files, reading)
     result.config = reading.config
     fresh = plans or on_file is not None
     keep = Kept.PLANS if plans else on_file_sees
-    workspace = Workspace(reading, preparation, files, None if fresh else store, portable=not fresh)
+    workspace = Workspace(reading, preparation, files, None if fresh else store, portable=not fresh,
+                          resolved=resolved)
     if jobs > 1:
         from sortlint.workspace import workers  # multiprocessing: not for one process
 
@@ -161,7 +163,8 @@ class Workspace:
     analyses may be taken from (records made by workers, the persistent cache)."""
 
     def __init__(self, reading: Reading, preparation: Preparation, files: Sequence[Path],
-                 store: Store | None, portable: bool = True) -> None:
+                 store: Store | None, portable: bool = True, resolved: Sequence[Path] | None = None) -> None:
+        """`resolved` holds each file's resolved path, when known (discovery found them)."""
         self.reading = reading
         # Whether records cite paths as marks (`sortlint.workspace.records`): not where the
         # analyses go to an `on_file` or keep their plans - they are never kept, and what
@@ -171,7 +174,8 @@ class Workspace:
         self.store = store
         self.repository = RepositoryTables(reading.config, self._define)
         self.environment = digest(sortlint_digest(), repr(reading.config))
-        self._resolved = {path: path.resolve() for path in files}
+        self._resolved = (dict(zip(files, resolved)) if resolved is not None
+                          else {path: path.resolve() for path in files})
         self.given = {resolved: path for path, resolved in self._resolved.items()}  # as the check names them
         self.candidates: dict[str, FileRecord] = {}  # by key: records made by workers
         self.made: dict[str, FileRecord] = {}  # by key: records this process made
@@ -284,6 +288,7 @@ class Workspace:
             definer = self.preparation.definers.get(definition.name.lower())
             if definer is not None and self.resolved(definer) == resolved:
                 definition.register(self.repository.created)
+                self.repository.answers.clear()
 
     def _define(self, name: str) -> None:
         """A statement named `name`, which a file the front ends know defines: analyse it."""

@@ -86,12 +86,16 @@ def answer(tables: RepositoryTables, name: str) -> str:
     """A digest of what `tables` says of `name`: its columns, the view it is - the view's
     name, columns, file and statement text (so also where a finding citing it points) -
     and what its rows are known to satisfy, with the evidence findings would cite."""
+    known = tables.answers.get(name)
+    if known is not None:
+        return known
     view = tables.defined_view(name)
     seen = None if view is None else (
         view.name, view.columns, str(view.unit.path), view.unit.start, view.unit.text, view.unit.raw
     )
     stored = tables.stored(name)
-    return digest(tables.columns(name), seen, None if stored is None else stored.described)
+    found = tables.answers[name] = digest(tables.columns(name), seen, None if stored is None else stored.described)
+    return found
 
 
 def record_key(environment: str, path: Path, raw: str, context: str) -> str:

@@ -28,6 +28,9 @@ class RepositoryTables:
         self.define = define
         self.asked: set[str] = set()
         self.spanned: dict[str, ViewDefinition] = {}  # the views handed out, with their spans
+        # `records.answer` of each name asked since `created` last changed: a check the cache
+        # answers asks of the same catalog tables for every record it reads.
+        self.answers: dict[str, str] = {}
 
     def columns(self, table: str) -> tuple[str, ...] | None:
         self._defined(table)

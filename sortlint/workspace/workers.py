@@ -26,15 +26,11 @@ files to the parent.
 from __future__ import annotations
 
 import gc
-import multiprocessing
 import sys
 import tempfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from functools import partial
-from multiprocessing.connection import Connection
-from multiprocessing.context import BaseContext
-from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
@@ -43,6 +39,12 @@ from sortlint.store import Store
 from sortlint.workspace.records import FileRecord
 
 if TYPE_CHECKING:
+    # multiprocessing is imported where a worker starts: a check the cache answers starts
+    # none, and importing it cost such a check about 3% of its instructions.
+    from multiprocessing.connection import Connection
+    from multiprocessing.context import BaseContext
+    from multiprocessing.process import BaseProcess
+
     from sortlint.linter.analysis import Ahead, AnalyseUnits
     from sortlint.linter.results import UnitAnalysis
     from sortlint.units import Unit
@@ -57,13 +59,11 @@ FILES_PER_WORKER = 4
 STATEMENTS_PER_WORKER = 500
 
 
-def default_start_method() -> str | None:
+def default_start_method() -> str:
     """How workers start on this platform: forked where that is safe (Linux), spawned
-    elsewhere; None where neither is possible."""
-    methods = multiprocessing.get_all_start_methods()
-    if sys.platform.startswith("linux") and "fork" in methods:
-        return "fork"
-    return "spawn" if "spawn" in methods else None
+    elsewhere (multiprocessing spawns on every platform it runs on, and forks on every one
+    but Windows)."""
+    return "fork" if sys.platform.startswith("linux") else "spawn"
 
 
 def analyse_ahead(
@@ -80,9 +80,11 @@ def analyse_ahead(
     workers' files read is analysed by the first to reach it, and mostly found by the
     other."""
     jobs = min(jobs, len(files) // FILES_PER_WORKER)
-    method = start_method or default_start_method()
-    if jobs < 2 or method is None:
+    if jobs < 2:
         return None
+    import multiprocessing
+
+    method = start_method or default_start_method()
     shares: list[list[Path]] = [[] for _ in range(jobs)]
     for level in lineage_levels(files, workspace.preparation.upstream):
         for share, part in zip(shares, balanced_shares(level, jobs)):
@@ -123,11 +125,10 @@ def _runs_ahead(
     worker's that failed), each worker's received when its first unit is asked for.
     Workers still running when it closes are stopped."""
     runs = contiguous_shares([len(unit.text) for unit in units], min(jobs, len(units) // STATEMENTS_PER_WORKER))
-    context = multiprocessing.get_context("fork")
     workers = []
     try:
         for first, last in runs[1:]:
-            workers.append((first, last, *_started(context, partial(analyse, first, last))))
+            workers.append((first, last, *_started(_forking(), partial(analyse, first, last))))
         yield _Received(workers).analysis
     finally:
         for _, _, process, receive in workers:
@@ -216,6 +217,12 @@ def _size(path: Path) -> int:
         return path.stat().st_size
     except OSError:
         return 0
+
+
+def _forking() -> BaseContext:
+    import multiprocessing
+
+    return multiprocessing.get_context("fork")
 
 
 def _started(context: BaseContext, work: Callable[[], object]) -> tuple[BaseProcess, Connection]:

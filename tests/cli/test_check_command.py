@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from sortlint.cli import main
+from sortlint.cli import COMMANDS, main, parser
 
 # One host per table (a declared constant), stored ordered by time (a layout: Spark does not
 # read it in that order).
@@ -62,7 +62,25 @@ def test_json_output(repo, capsys):
         },
         # Spark runs this ORDER BY: a range exchange and a sort (tests/engines/test_spark_rules.py).
         "effect": {"removes": ["Exchange", "Sort"], "adds": [], "lightens": []},
+        "effect_unknown": None,
     }
+
+
+def test_an_effect_not_predicted_says_why_in_every_format(repo, capsys):
+    """`effect` null, `effect_unknown` what Spark's plan depends on: here no fix at all, as
+    lag() needs its window's only ORDER BY key (TPC-DS q70's rank())."""
+    (repo / "w.sql").write_text(
+        "SELECT time, lag(time) OVER (PARTITION BY time ORDER BY time) AS p, count(*) OVER (PARTITION BY time) AS n "
+        "FROM events;\n")
+    why = "the function needs its window's only ORDER BY key: there is no fix whose plan to predict"
+    assert main(["check", str(repo / "w.sql"), "--output-format", "json"]) == 1
+    [finding] = json.loads(capsys.readouterr().out)
+    assert (finding["code"], finding["fix"], finding["effect"], finding["effect_unknown"]) == ("SL201", None, None, why)
+    assert main(["check", str(repo / "w.sql"), "--output-format", "full"]) == 1
+    assert f"  = on Spark: runtime effect unknown: {why}\n" in capsys.readouterr().out
+    assert main(["check", str(repo / "w.sql"), "--output-format", "sarif"]) == 1
+    [result] = json.loads(capsys.readouterr().out)["runs"][0]["results"]
+    assert result["properties"] == {"basis": "query", "effect_unknown": why}
 
 
 def test_ignore_noop_leaves_out_the_findings_whose_fix_changes_no_plan(repo, capsys):
@@ -262,3 +280,15 @@ def test_a_python_file_that_parses_and_concerns_no_rule_passes(tmp_path, monkeyp
     monkeypatch.chdir(tmp_path)
     assert main(["check", "setup.py"]) == 0
     assert capsys.readouterr() == ("All checks passed (1 file).\n", "")
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_a_command_parsed_by_its_parser_alone_reads_as_the_whole_parser_reads_it(command, capsys):
+    # `main` builds the parser of the command it is given only; its help is what the
+    # parser of every command gives for it.
+    with pytest.raises(SystemExit):
+        parser().parse_args([command, "--help"])
+    whole = capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    assert capsys.readouterr().out == whole != ""

@@ -207,7 +207,7 @@ def test_unknown_source_key(tmp_path):
     assert error.message == (
         "unknown key 'ordering' in source 'events' (did you mean 'orderings'?); allowed keys: "
         "bucketing, columns, constants, engine_known, format, location, options, orderings, "
-        "partitioned_by, scope, unbounded, unique"
+        "partitioned_by, scope, statistics, unbounded, unique"
     )
 
 

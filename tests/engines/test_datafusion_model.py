@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from sortlint.config import load_config
+from sortlint.config.citations import cited
 from sortlint.engines import analyse
 from sortlint.errors import ConfigError
 from sortlint.ordering import SortKey
@@ -253,12 +254,25 @@ def explain(base: Path, settings: dict, sql: str) -> str:
     for key in ("prefer_hash_join", "repartition_joins", "prefer_existing_sort"):
         if key in settings:
             config = config.set(f"datafusion.optimizer.{key}", str(settings[key]).lower())
+    return physical_plan(config, sql, (
+        f"CREATE EXTERNAL TABLE l (k BIGINT NOT NULL, v BIGINT NOT NULL) STORED AS PARQUET "
+        f"WITH ORDER (k ASC NULLS LAST, v ASC NULLS LAST) LOCATION '{base / 'l'}/'",
+        f"CREATE EXTERNAL TABLE r (k BIGINT NOT NULL, w BIGINT NOT NULL) STORED AS PARQUET "
+        f"LOCATION '{base / 'r'}/'",
+    ))
+
+
+def session(config, tables: tuple[str, ...]):
+    """A DataFusion session with this configuration, once the `tables` statements have
+    created its tables."""
     ctx = datafusion.SessionContext(config)
-    ctx.sql(f"CREATE EXTERNAL TABLE l (k BIGINT NOT NULL, v BIGINT NOT NULL) STORED AS PARQUET "
-            f"WITH ORDER (k ASC NULLS LAST, v ASC NULLS LAST) LOCATION '{base / 'l'}/'").collect()
-    ctx.sql(f"CREATE EXTERNAL TABLE r (k BIGINT NOT NULL, w BIGINT NOT NULL) STORED AS PARQUET "
-            f"LOCATION '{base / 'r'}/'").collect()
-    rows = ctx.sql(f"EXPLAIN {sql}").to_pylist()
+    for statement in tables:
+        ctx.sql(statement).collect()
+    return ctx
+
+
+def physical_plan(config, sql: str, tables: tuple[str, ...]) -> str:
+    rows = session(config, tables).sql(f"EXPLAIN {sql}").to_pylist()
     return next(row["plan"] for row in rows if row["plan_type"] == "physical_plan")
 
 
@@ -419,4 +433,190 @@ def test_a_window_over_an_unbounded_source_keeps_its_order(tmp_path, window, ord
 def test_unbounded_is_a_datafusion_source_setting(tmp_path):
     (tmp_path / "sortlint.yml").write_text("target: spark\nsources:\n  s:\n    unbounded: true\n")
     with pytest.raises(ConfigError, match=r"sortlint.yml:4: unbounded: true on source 's' needs target: datafusion"):
+        load_config(tmp_path / "sortlint.yml")
+
+
+# --- hash joins over Parquet files: the declared row counts pick the built side -------------
+
+STATISTICS_CATALOG = """
+target: datafusion
+datafusion: {{settings}}
+sources:
+  f:
+    columns:
+      k: string not null
+      ts: bigint not null
+      v: bigint not null
+    orderings: [[k, ts]]
+    {f_rows}
+  d:
+    columns:
+      k: string not null
+      service: string not null
+      env: string not null
+    {d_rows}
+"""
+
+
+def statistics_catalog(fact_rows: int | None, dimension_rows: int | None) -> str:
+    """The catalog of `f` and `d`, with the row counts declared (None: not declared); still
+    to be formatted with its `settings`."""
+    def rows(count: int | None) -> str:
+        return "" if count is None else f"statistics: {{{{rows: {count}}}}}"
+    return STATISTICS_CATALOG.format(f_rows=rows(fact_rows), d_rows=rows(dimension_rows))
+
+
+def write_fact_and_dimension(base: Path, fact_rows: int, dimension_rows: int) -> None:
+    """`f`, three Parquet files (keys A, B, C), each sorted by (k, ts); `d`, one file."""
+    for index, key in enumerate("ABC"):
+        rows = range(index * fact_rows // 3, (index + 1) * fact_rows // 3)
+        (base / "f").mkdir(parents=True, exist_ok=True)
+        pq.write_table(pa.table({"k": pa.array([key] * len(rows), pa.string()),
+                                 "ts": pa.array(rows, pa.int64()), "v": pa.array(rows, pa.int64())}),
+                       base / "f" / f"{key}.parquet")
+    (base / "d").mkdir(parents=True, exist_ok=True)
+    keys = ["A", "B", "C", "D"]
+    pq.write_table(pa.table({"k": pa.array([keys[i % 4] for i in range(dimension_rows)], pa.string()),
+                             "service": pa.array(["log" if i % 4 < 3 else "trace" for i in range(dimension_rows)], pa.string()),
+                             "env": pa.array(["prod"] * dimension_rows, pa.string())}),
+                   base / "d" / "0.parquet")
+
+
+def fact_and_dimension(base: Path) -> tuple[str, ...]:
+    return (
+        f"CREATE EXTERNAL TABLE f (k VARCHAR NOT NULL, ts BIGINT NOT NULL, v BIGINT NOT NULL) STORED AS PARQUET "
+        f"WITH ORDER (k ASC NULLS LAST, ts ASC NULLS LAST) LOCATION '{base / 'f'}/'",
+        f"CREATE EXTERNAL TABLE d (k VARCHAR NOT NULL, service VARCHAR NOT NULL, env VARCHAR NOT NULL) "
+        f"STORED AS PARQUET LOCATION '{base / 'd'}/'",
+    )
+
+
+def parquet_join_plan(base: Path, sql: str, partitions: int) -> str:
+    return physical_plan(datafusion.SessionConfig().with_target_partitions(partitions), sql, fact_and_dimension(base))
+
+
+FACT_FIRST = "SELECT f.k, f.ts, d.env FROM f JOIN d ON f.k = d.k WHERE d.service = 'log' ORDER BY f.k, f.ts"
+DIMENSION_FIRST = "SELECT f.k, f.ts, d.env FROM d JOIN f ON d.k = f.k WHERE d.service = 'log' ORDER BY f.k, f.ts"
+UNFILTERED = "SELECT f.k, f.ts, d.env FROM f JOIN d ON f.k = d.k ORDER BY f.k, f.ts"
+
+
+@pytest.mark.parametrize(
+    ("fact_rows", "dimension_rows", "sql", "built", "partitions"),
+    [
+        # The fact table, written on the left, is larger: JoinSelection swaps the inputs and
+        # builds d (filtered or not), and f streams in its order.
+        (3000, 4, FACT_FIRST, "d", 3),
+        (3000, 4, UNFILTERED, "d", 3),
+        # ... and leaves them as they are when the dimension table is written on the left.
+        (3000, 4, DIMENSION_FIRST, "d", 3),
+        # The dimension table is larger: the fact table is built, its order lost.
+        (30, 3000, UNFILTERED, "f", 3),
+        # Unfiltered, 30 rows against 20: d is built. A filter on the fact table's own
+        # column makes DataFusion estimate it smaller (ts < 3 of 0..29: 3 rows), and builds
+        # it; sortlint, bounding that estimate by 1 and 30 only, claims nothing either way.
+        (30, 20, UNFILTERED, "d", 3),
+        (30, 20, "SELECT f.k, f.ts, d.env FROM f JOIN d ON f.k = d.k WHERE f.ts < 3 ORDER BY f.k, f.ts", "f", 3),
+        # A side over hash_join_single_partition_threshold_rows is never built whole: the
+        # small one is, whichever way it is written.
+        (150_000, 4, UNFILTERED, "d", 3),
+        # Both over it: both sides are hash-repartitioned (mode=Partitioned), no order kept.
+        (150_000, 140_000, UNFILTERED, None, 3),
+        # With one partition the left side is collected whatever its size (mode=CollectLeft),
+        # and JoinSelection still builds the smaller side.
+        (150_000, 140_000, UNFILTERED, "d", 1),
+        (30, 3000, UNFILTERED, "f", 1),
+    ],
+)
+def test_declared_row_counts_decide_which_side_a_hash_join_builds(
+    tmp_path, fact_rows, dimension_rows, sql, built, partitions
+):
+    """JoinSelection on the datafusion package, 3 partitions or 1: the side it collects
+    (mode=CollectLeft, the left input after any swap) is the one the declared
+    `statistics: {rows: N}` make sortlint expect, and the fact table's order survives the
+    join - no SortExec for the ORDER BY - exactly when sortlint says so."""
+    base = tmp_path / "data"
+    write_fact_and_dimension(base, fact_rows, dimension_rows)
+    plan = parquet_join_plan(base, sql, partitions)
+    join = next(line for line in plan.splitlines() if "HashJoinExec" in line)
+    build = plan.splitlines()[plan.splitlines().index(join) + 1:]
+    scans = [line for line in build if "DataSourceExec" in line]
+    if built is None:
+        assert "mode=Partitioned" in join, plan
+    else:
+        assert "mode=CollectLeft" in join, plan
+        assert f"/{built}/" in scans[0], plan  # the first input below the join is the built one
+    catalog = statistics_catalog(fact_rows, dimension_rows)
+    ordered = sorted_in_each_partition(tmp_path, {"target_partitions": partitions}, sql, catalog=catalog)
+    assert ordered is (built == "d")
+    assert ("SortExec" not in plan) is ordered, plan
+
+
+def test_a_finding_resting_on_row_counts_names_them_and_its_fix_is_unsafe(tmp_path):
+    """With one partition the streamed fact table's order is the join's whole output: SL001.
+    It rests on the declared row counts, which DataFusion checks nowhere and which change as
+    tables grow, so the fix is unsafe; DataFusion runs the fixed query in that order."""
+    base = tmp_path / "data"
+    write_fact_and_dimension(base, 3000, 4)
+    (tmp_path / "sortlint.yml").write_text(statistics_catalog(3000, 4).format(settings="{target_partitions: 1}"))
+    query = "SELECT f.k, f.ts, d.env FROM f JOIN d ON f.k = d.k"
+    (tmp_path / "q.sql").write_text(f"{query} ORDER BY f.k, f.ts")
+    [finding] = check([tmp_path / "q.sql"], load_config(tmp_path / "sortlint.yml")).findings
+    assert finding.code == "SL001"
+    catalog = cited(tmp_path / "sortlint.yml")
+    assert finding.message.endswith(
+        f"; declared statistics rows: 3000 of f ({catalog}:5) and rows: 4 of d ({catalog}:12), "
+        "by which DataFusion builds d and streams f"
+    )
+    assert finding.fix is not None and finding.fix.applicability == "unsafe"
+    ctx = session(datafusion.SessionConfig().with_target_partitions(1), fact_and_dimension(base))
+    rows = [(row["k"], row["ts"]) for row in ctx.sql(query).to_pylist()]
+    assert len(rows) == 3000 and rows == sorted(rows)
+
+
+def test_without_declared_row_counts_a_parquet_join_keeps_no_order(tmp_path):
+    catalog = statistics_catalog(None, None)
+    assert sorted_in_each_partition(tmp_path, {"target_partitions": 3}, FACT_FIRST, catalog=catalog) is False
+
+
+def test_row_counts_are_compared_only_where_datafusion_knows_no_byte_size(tmp_path):
+    """With a join key of fixed width DataFusion knows both sides' byte sizes and compares
+    those, which the catalog does not declare: no order is claimed."""
+    catalog = """
+target: datafusion
+datafusion: {settings}
+sources:
+  f:
+    columns:
+      k: bigint not null
+      ts: bigint not null
+    orderings: [[k, ts]]
+    statistics:
+      rows: 3000
+  d:
+    columns:
+      k: bigint not null
+      env: string not null
+    statistics:
+      rows: 4
+"""
+    sql = "SELECT f.k, f.ts, d.env FROM f JOIN d ON f.k = d.k ORDER BY f.k, f.ts"
+    assert sorted_in_each_partition(tmp_path, {"target_partitions": 3}, sql, catalog=catalog) is False
+
+
+@pytest.mark.parametrize(
+    ("text", "error"),
+    [
+        ("target: spark\nsources:\n  s:\n    statistics: {rows: 5}\n",
+         r"sortlint.yml:4: statistics of source 's' needs target: datafusion"),
+        ("target: datafusion\nsources:\n  s:\n    statistics: {rows: many}\n",
+         r"sortlint.yml:4: rows of statistics of source 's' must be a whole number, 0 or more, got"),
+        ("target: datafusion\nsources:\n  s:\n    statistics: {rows: -1}\n",
+         r"sortlint.yml:4: rows of statistics of source 's' must be a whole number, 0 or more, got"),
+        ("target: datafusion\nsources:\n  s:\n    statistics: {bytes: 5}\n",
+         r"sortlint.yml:4: .*bytes"),
+    ],
+)
+def test_statistics_are_a_checked_datafusion_source_setting(tmp_path, text, error):
+    (tmp_path / "sortlint.yml").write_text(text)
+    with pytest.raises(ConfigError, match=error):
         load_config(tmp_path / "sortlint.yml")

@@ -171,6 +171,9 @@ class Catalog:
             if table.constants:
                 pairs = ", ".join(f"{k}: {_yaml_value(v)}" for k, v in table.constants.items())
                 lines.append(f"    constants: {{{pairs}}}")
+            if self.target == "datafusion":
+                # What DataFusion reads from the Parquet footers: which side of a hash join it builds.
+                lines.append(f"    statistics: {{rows: {len(table.rows)}}}")
         return "\n".join(lines) + "\n"
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from sortlint.cli import main
@@ -62,3 +63,27 @@ def test_each_rule_is_called_with_the_plan_nodes_it_looks_at_and_only_those():
     some = enabled_rules(("SL0",), ("SL002",))
     assert [rule.code for rule in some[n.Sort]] == ["SL001", "SL003"]
     assert some[n.Aggregate] == ()
+
+
+def test_a_fix_to_a_cte_read_twice_has_the_effect_of_every_copy(tmp_path, monkeypatch, capsys):
+    """The fix edits the CTE once, so it changes the plan under each reader: Spark drops the
+    sort under the join and runs it, with its exchange, under the UNION ALL; the finding has
+    the UNION ALL copy's effect and message (the first copy's alone said "none", and "Spark
+    removes this sort itself"; planned in tests/engines/test_spark_effects_hidden.py)."""
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "sortlint.yml").write_text("target: spark\n")
+    (tmp_path / "both.sql").write_text(
+        "with s as (select user_id, event_id from events order by user_id)\n"
+        "select s.event_id, u.country from s join users u on s.user_id = u.user_id\n"
+        "union all\n"
+        "select event_id, null from s where user_id is null\n")
+    assert main(["check", "--no-cache", "--output-format", "json", "."]) == 1
+    found = json.loads(capsys.readouterr().out)
+    assert [(f["code"], f["message"], f["effect"], f["fix"]["applicability"]) for f in found] == [(
+        "SL002",
+        "ORDER BY has no effect: its rows feed a set operation, which does not keep the order of its "
+        "inputs. Spark runs this sort: an exchange and a sort",
+        {"removes": ["Exchange", "Sort"], "adds": [], "lightens": []},
+        "safe",
+    )]

@@ -555,15 +555,17 @@ def test_a_configuration_edit_analyses_again_without_rendering_again(project, ca
 
 def test_a_check_the_cache_answers_loads_neither_the_analysis_nor_sqlglot(tmp_path):
     """A pre-commit hook on unchanged files pays for reading the records, not for importing
-    the engines and the parser. (A record of a view holds its parsed query: reading it back
-    loads sqlglot.) Plain SQL never loads what dbt projects and DAGs need, warm or cold."""
+    the engines and the parser, nor multiprocessing for workers it does not start. (A record
+    of a view holds its parsed query: reading it back loads sqlglot.) Plain SQL never loads
+    what dbt projects and DAGs need, warm or cold."""
     write(tmp_path, {"sortlint.yml": CATALOG, "q.sql": "SELECT host, kind FROM raw.events ORDER BY host, host;\n"})
     probe = (
         "import sys\n"
         "from sortlint.cli import main\n"
-        "code = main(['check', '--cache-dir', 'cache', '.'])\n"
+        "code = main(['check', '--jobs', '2', '--cache-dir', 'cache', '.'])\n"
         "loaded = [m for m in ('sqlglot', 'sortlint.linter.analysis', 'sortlint.sources.dbt.compiled',\n"
-        "          'sortlint.sources.dbt.context', 'sortlint.sources.airflow.dags') if m in sys.modules]\n"
+        "          'sortlint.sources.dbt.context', 'sortlint.sources.airflow.dags', 'multiprocessing')\n"
+        "          if m in sys.modules]\n"
         "print('loaded:', loaded, file=sys.stderr)\n"
     )
     runs = [subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, timeout=300)

@@ -39,8 +39,9 @@ path order.
 Effect on Spark (the finding's `effect`): the fix saves the range exchange and the sort
 Spark runs; only the sort when the rows are in one partition already (a window without
 PARTITION BY); nothing where Spark already knows the order (a sort above a sort, a global
-window's order) and drops the sort itself. None is predicted under a LIMIT (Spark runs the two
-as one sorted top-k).
+window's order) and drops the sort itself. Under a LIMIT the sorted top-k goes, and a plain
+limit - with an exchange of its own unless it is the statement's result - takes its place.
+Where the effect is not known (`effect_unknown`), the finding says what it depends on.
 """
 
 from __future__ import annotations
@@ -70,9 +71,10 @@ def check(node: n.Sort, context: Context) -> Iterator[Finding]:
     if satisfaction is None:
         return
     keys = format_ordering([SortKey(item.expr, item.options) for item in node.keys])
-    effect = context.predicted(partial(spark.removing_sort, node)).effect
+    prediction = context.predicted(partial(spark.removing_sort, node))
     fix = context.fix(
-        f"remove the {node.clause}", lambda: context.fixes.remove_sort(context, node), satisfaction.evidence, effect
+        f"remove the {node.clause}", lambda: context.fixes.remove_sort(context, node), satisfaction.evidence,
+        prediction.effect,
     )
     yield context.finding(
         CODE,
@@ -82,7 +84,7 @@ def check(node: n.Sort, context: Context) -> Iterator[Finding]:
         f"{because(satisfaction.evidence)}",
         satisfaction.evidence,
         fix,
-        effect,
+        prediction,
     )
 
 

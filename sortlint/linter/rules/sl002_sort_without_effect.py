@@ -140,7 +140,8 @@ def check(node: n.Sort, context: Context) -> Iterator[Finding]:
         return
     message = f"{node.clause} has no effect: its rows feed {reason}"
     fix = None
-    effect = context.predicted(partial(spark.removing_sort, node)).effect
+    prediction = context.predicted(partial(spark.removing_sort, node))
+    effect = prediction.effect
     if isinstance(consumer, n.Window):
         ties, evidence = _open_ties(consumer, node, context)
         if ties:
@@ -156,7 +157,7 @@ def check(node: n.Sort, context: Context) -> Iterator[Finding]:
     fate = context.analysis.sort_fate(node)
     if fate is not None:
         message += f". {fate.text}"
-    yield context.finding(CODE, NAME, node.span, message, (), fix, effect)
+    yield context.finding(CODE, NAME, node.span, message, (), fix, prediction)
 
 
 def _ties_text(ties: list[OpenTies]) -> str:

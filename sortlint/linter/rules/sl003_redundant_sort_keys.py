@@ -30,10 +30,13 @@ second `n` safely, and the first only with `--unsafe-fixes`. Dropping a position
 Effect on Spark: usually the same plan, its sort (and range exchange, or sorted top-k) by fewer
 keys (`lightens`: cheaper comparisons, measured -17% at 10M rows); none where Spark runs no sort
 either way; the sort and its exchange go where Spark then knows its input is in the order of
-the keys left. None is predicted for a sort a window reads (its range partitioning may serve
-the window). Under a LIMIT (one sorted top-k either way) the new order may let an aggregate or
-DISTINCT above stream: a hash aggregate becomes a sort aggregate over the sorted top-k's rows,
-no sort added - no worse (`Effect.worse`), and the fix is offered.
+the keys left. Under a LIMIT it is one sorted top-k either way: as the statement's result the
+same plan, whatever joins and aggregates lie beneath (TPC-DS q43, measured with both join
+strategies); read by an aggregate or DISTINCT above, its new order may let it stream: a hash
+aggregate becomes a sort aggregate over the sorted top-k's rows, no sort added - no worse
+(`Effect.worse`), and the fix is offered. Unknown, and said so (`effect_unknown`), for a sort
+a window reads (its range partitioning may serve the window) and for a sorted top-k another
+operator reads.
 """
 
 from __future__ import annotations
@@ -63,13 +66,13 @@ def check(node: n.Sort, context: Context) -> Iterator[Finding]:
     spans = [item.span for item in node.keys]
     for index in redundant:
         verdict = verdicts[index]
-        effect = context.predicted(partial(spark.dropping_sort_key, node, index)).effect
+        prediction = context.predicted(partial(spark.dropping_sort_key, node, index))
         fix = context.fix(
             f"drop the sort key {texts[index]}",
             lambda index=index: context.fixes.drop_sort_key(context, node, index),
             verdict.evidence,
-            effect,
+            prediction.effect,
         )
         message = describe(verdicts, index, texts, "sort key")
-        yield context.finding(CODE, NAME, spans[index], message, verdict.evidence, fix, effect)
+        yield context.finding(CODE, NAME, spans[index], message, verdict.evidence, fix, prediction)
 

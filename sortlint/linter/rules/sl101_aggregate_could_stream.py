@@ -72,7 +72,7 @@ def check(node: n.Aggregate, context: Context) -> Iterator[Finding]:
         missing.append(f"the keys must follow the input's order (GROUP BY {keys})")
     missing += strategy.settings_off
     order += [i for i in range(len(node.keys)) if i not in order]
-    effect = context.predicted(partial(spark.regrouping, node, [node.keys[i].expr for i in order])).effect
+    prediction = context.predicted(partial(spark.regrouping, node, [node.keys[i].expr for i in order]))
     fix = reorder_fix(node, order, context) if not strategy.settings_off else None
     yield context.finding(
         CODE,
@@ -82,7 +82,7 @@ def check(node: n.Aggregate, context: Context) -> Iterator[Finding]:
         f"({because(strategy.evidence)}), but it runs as a hash aggregate: {'; '.join(missing)}",
         strategy.evidence,
         fix,
-        effect,
+        prediction,
     )
 
 

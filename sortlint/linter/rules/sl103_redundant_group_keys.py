@@ -65,8 +65,10 @@ rows come clustered by the key (`DISTRIBUTE BY p`, an aggregate or window beneat
 is a column of the aggregate's `DISTINCT`, Spark would shuffle once more without it: the
 fix is withheld, and the finding says so. Where the key is one of a join's equi-join keys
 beneath (with no exchange between), a sort-merge join's partitioning may be what spares the
-exchange, and whether Spark picks one depends on table sizes: no effect is predicted and the
-fix is withheld.
+exchange, and whether Spark picks one depends on table sizes: no effect is predicted
+(`effect_unknown` says so) and the fix is withheld. A repeated key costs nothing: Spark groups
+by it once itself (`RemoveRepetitionFromGroupExpressions`), no runtime effect. A key of a type
+the catalog does not give: the effect whether or not it is floating-point, where both agree.
 """
 
 from __future__ import annotations
@@ -101,7 +103,7 @@ def check(node: n.Aggregate, context: Context) -> Iterator[Finding]:
             kept = [k.expr for i, k in enumerate(node.keys) if i != index]
             prediction = context.predicted(partial(spark.regrouping, node, kept))
             fix = _fix(node, verdicts, index, context, prediction)
-            yield context.finding(CODE, NAME, key.span, message, verdict.evidence, fix, prediction.effect)
+            yield context.finding(CODE, NAME, key.span, message, verdict.evidence, fix, prediction)
 
 
 def _fix(node: n.Aggregate, verdicts: Sequence[KeyVerdict], index: int, context: Context, prediction: Prediction):

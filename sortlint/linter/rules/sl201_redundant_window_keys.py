@@ -27,9 +27,12 @@ rows come clustered by the partition keys (`DISTRIBUTE BY p`) and dropping one o
 make Spark shuffle them again, the effect adds an exchange and the fix is withheld: the
 finding says why. A partition key that is one of a join's equi-join keys beneath is kept
 too, with no effect predicted: under a sort-merge join (Spark picks one from table sizes)
-the window reuses the join's partitioning, and without the key shuffles again. None is
-predicted for a window of several specifications or functions (dropping a key may merge two
-of them). A window that reads or feeds another window (through
+the window reuses the join's partitioning, and without the key shuffles again. Among windows
+of several specifications, the same plan by fewer keys where no partitioning before or after
+fits another's nor the rows' own (each window then shuffles and sorts, whatever order Spark
+stacks them in); otherwise unknown (dropping a key may merge or split them), as for a key a
+ranking function needs (`rank()` keeps its only ORDER BY key: no fix). Each unknown effect
+says what it depends on (`effect_unknown`). A window that reads or feeds another window (through
 renames and filters) whose specification is written elsewhere gets no fix on Spark: Spark
 runs two adjacent windows of one specification as one (`CollapseWindow`), and a key dropped
 from one of them alone splits them - a Window and a Sort more, measured. Windows of one
@@ -50,7 +53,6 @@ from sortlint.linter.context import Context, FixWithheld
 from sortlint.linter.redundancy import describe
 from sortlint.ordering import SortKey
 from sortlint.plan import nodes as n
-from sortlint.plan.aggregates import needs_order
 
 CODE = "SL201"
 NAME = "redundant-window-keys"
@@ -79,7 +81,7 @@ def check(node: n.Window, context: Context) -> Iterator[Finding]:
                 message = f"{what} {texts[index]} is a partition key: constant inside each partition"
             prediction = context.predicted(partial(spark.rekeying_window, node, function, index))
             fix = _fix(node, function, index, context, verdict.evidence, prediction)
-            yield context.finding(CODE, NAME, span, message, verdict.evidence, fix, prediction.effect)
+            yield context.finding(CODE, NAME, span, message, verdict.evidence, fix, prediction)
 
 
 def _repeats_a_partition_key(verdicts, index: int, partition_count: int) -> bool:
@@ -96,7 +98,7 @@ def _fix(window: n.Window, function: n.WindowFunction, index: int, context: Cont
 def _edits(window: n.Window, function: n.WindowFunction, index: int, context: Context, prediction: Prediction):
     """Drop the key; when it is the only ORDER BY key of a function that needs one, the
     window cannot lose it."""
-    if index >= len(function.partition_by) and len(function.order_by) == 1 and needs_order(function.expr.node):
+    if function.needs_key(index):
         return None
     if prediction.withheld:
         raise FixWithheld(prediction.withheld)

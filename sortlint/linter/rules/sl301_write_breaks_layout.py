@@ -67,7 +67,7 @@ query's final sort, or adds one. The rows written are the same:
 It is unsafe because it rests on the declaration, and because the sort it adds costs a shuffle
 or a sort.
 The finding has no `effect`: its fix adds the sort the layout needs, by design, and the
-model does not predict it.
+model does not predict it; `effect_unknown` says so.
 """
 
 from __future__ import annotations
@@ -77,7 +77,7 @@ from collections.abc import Iterator, Sequence
 from sortlint.config import Source
 from sortlint.config.model import DeclaredOrdering
 from sortlint.diagnostics import Finding
-from sortlint.engines import Delivered
+from sortlint.engines import Delivered, spark
 from sortlint.linter.context import Context
 from sortlint.ordering import Evidence, Expr, Properties, SortKey, SortOptions, format_ordering
 from sortlint.plan import nodes as n
@@ -222,6 +222,7 @@ def _finding(
         f"the rows come {_described(context, write)}",
         [evidence],
         fix,
+        context.predicted(spark.establishing_layout),
     )
 
 

@@ -290,11 +290,22 @@ class Scope:
     def visible(self, package: str) -> dict[str, MacroProxy]:
         """The macros a macro of `package` (or a model of the root) calls unqualified. Made
         once per package and rendering (its callers only read it): every macro module and
-        every `adapter.dispatch` asks, and dbt's own macros alone are hundreds."""
-        if package not in self._visible:
-            self._visible[package] = {name: MacroProxy(self, file, name)
-                                      for name, file in self.macros.unqualified(package).items()}
-        return self._visible[package]
+        every `adapter.dispatch` asks, and dbt's own macros alone are hundreds.
+
+        dbt's layer and the root's are every package's first two (`MacroLibrary.unqualified`):
+        their proxies are made once, and another package's names are those with its own
+        layer over them; dbt's own macros see the root's layers alone."""
+        root = self.macros.root
+        layers = root if package == INTERNAL else package
+        if layers not in self._visible:
+            if layers == root:
+                self._visible[root] = {name: MacroProxy(self, file, name)
+                                       for name, file in self.macros.unqualified(root).items()}
+            else:
+                own = self.macros.packages.get(layers, {})
+                self._visible[layers] = {**self.visible(root),
+                                         **{name: MacroProxy(self, file, name) for name, file in own.items()}}
+        return self._visible[layers]
 
     def namespaces(self) -> dict[str, Namespace]:
         return {package: Namespace(self, package) for package in self.macros.packages}

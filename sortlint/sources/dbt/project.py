@@ -995,6 +995,11 @@ def config_lines(text: str) -> dict[str, tuple[object, int]]:
 
 
 def _scan_config(text: str) -> dict[str, tuple[object, int]]:
+    # A call of the name `config` is written with that name (Jinja names are the source's
+    # identifiers as written): a text without it has no call to find, and the Jinja parse
+    # is what the scan of a model costs.
+    if "config" not in text:
+        return {}
     import jinja2
     from jinja2 import nodes as jinja_nodes
 

@@ -532,6 +532,11 @@ def _templater():
             environment.add_extension("jinja2.ext.loopcontrols")
             environment.filters.update(dbt.FILTERS)
             environment.concat = budget.concat
+            # Jinja's optimizer folds constant expressions while it generates a template's
+            # code, to values the rendering would compute the same way (a sandbox folds no
+            # call; a filter is folded only when it needs no context, and the filters are
+            # pure): a fifth of the code generation, paid for each model and its traced copy.
+            environment.optimized = False
             return environment
 
     return DbtJinjaTemplater

@@ -569,3 +569,18 @@ def test_the_builtin_renderer_skips_exactly_the_models_dbt_skips(tmp_path, capsy
         f"{root / 'models' / place}:29: SL003 [*] sort key a repeats an earlier key [query]\n"
         for place in checked) + f"Found {len(checked)} finding{'s' if len(checked) > 1 else ''} in "
         f"{len(checked)} file{'s' if len(checked) > 1 else ''}.\n")
+
+
+def test_the_scan_for_config_calls_parses_only_a_text_that_names_config(monkeypatch):
+    # a project's scan reads every model's `config(...)`; a text without the name has none
+    import jinja2
+
+    parsed: list[str] = []
+    parse = jinja2.Environment.parse
+    monkeypatch.setattr(jinja2.Environment, "parse",
+                        lambda self, source, *args, **kwargs: parsed.append(source) or parse(self, source, *args, **kwargs))
+    configured = "{{ config(materialized='table') }}\nselect 1 as a\n{{ config(alias='x') }}\n"
+    plain = "select id from {{ ref('a') }} join {{ source('s', 't') }} using (id)\n"
+    assert dbt._scan_config(configured) == {"materialized": ("table", 1), "alias": ("x", 3)}
+    assert dbt._scan_config(plain) == {}
+    assert parsed == [configured]

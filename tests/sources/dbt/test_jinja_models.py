@@ -479,3 +479,35 @@ def test_the_templater_renders_and_traces_as_sqlfluffs_own_process(template):
     ours = processed(_templater().process)
     assert ours == processed(JinjaTemplater.process)
     assert ours[0] not in ("AttributeError", "TypeError", "NameError")  # not a bug of the test
+
+
+@pytest.mark.parametrize("template", [
+    "select {{ 'a' ~ 'b' }} as ab, {{ 1 + 2 * 3 }} as n, {{ 'x' if true else 'y' }} as c from t\n",
+    "select {{ 'Col' | lower }}, {{ ['a', 'b'] | join(', ') }}, {{ 'v' | as_text }}, {{ (1, 2) | length }} from t\n",
+    "{% for c in ['a', 'b'] %}{{ c ~ '_' ~ 'x' | upper }}{{ ',' if not loop.last }}{% endfor %}\n",
+    "select {{ 'a' | int }} as i, {{ '%s-%s' | format(1, 2) }} as f, {{ 2 ** 10 }} as p from t\n",
+    "select {{ 1 / 0 }} as x\n",  # folding fails: the rendering raises, either way
+    "select {{ 'a' | nofilter }} from t\n",
+])
+def test_the_templater_renders_without_jinjas_optimizer_as_with_it(template):
+    """The templater's environment leaves Jinja's constant folding out (a fifth of its code
+    generation): the folded values are those the rendering computes."""
+    from sortlint.sources.dbt.rendering import _fluff_config, _templater
+
+    class Optimizing(_templater()):
+        def _get_jinja_env(self, config=None):
+            environment = super()._get_jinja_env(config)
+            environment.optimized = True
+            return environment
+
+    def processed(templater_class):
+        templater = templater_class(override_context={})
+        assert templater._get_jinja_env(_fluff_config()).optimized is (templater_class is Optimizing)
+        try:
+            templated, violations = templater.process(in_str=template, fname="q.sql", config=_fluff_config())
+        except Exception as error:  # noqa: BLE001  compared with what the other raised
+            return type(error).__name__, str(error), getattr(error, "line_no", None)
+        return (templated.templated_str, templated.sliced_file, templated.raw_sliced,
+                [(v.desc(), v.line_no, v.line_pos) for v in violations])
+
+    assert processed(_templater()) == processed(Optimizing)
