@@ -46,6 +46,13 @@ NEEDS_SPARK = [
 ]
 
 
+def needs_spark(test):
+    """`test` marked as one that runs on the real Spark (skipped where none can start)."""
+    for mark in NEEDS_SPARK:
+        test = mark(test)
+    return test
+
+
 def make_spark_session(base: Path):
     """A quiet local Spark session whose warehouse, metastore and scratch files live in `base`.
 

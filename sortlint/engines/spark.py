@@ -1441,6 +1441,9 @@ def only_a_string_equals(text: str) -> bool:
 def semantics(settings: SparkSettings) -> Semantics:
     """Spark's arithmetic and comparisons under the session's settings: with ANSI mode
     (`spark.sql.ansi.enabled`, on by default since 4.0) an integer or decimal overflow fails
-    the query; without it integers wrap around and decimals turn NULL."""
-    arithmetic = types.Arithmetic(overflow="error" if settings.ansi else "wrap")
+    the query; without it integers wrap around and decimals turn NULL, and so does a string
+    a function casts to a number or a date and cannot read (`floor('abc')`)."""
+    arithmetic = types.Arithmetic(
+        overflow="error" if settings.ansi else "wrap", failed_cast="error" if settings.ansi else "null"
+    )
     return Semantics(arithmetic, partial(comparison, ansi=settings.ansi), only_a_string_equals=only_a_string_equals)

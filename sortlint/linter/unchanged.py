@@ -20,6 +20,12 @@ side, they are paired one for one). It holds when
   parser's line); its own findings move with it;
 * it defines nothing itself, nor switches the database (its statement is analysed again to
   register what it changes).
+
+A finding's Spark effect (`Finding.effect`) holds with the rest of it: it is read from the
+plan of the finding's own statement - its text and the tables it reads, both as they were -
+under the configuration's Spark settings, which no statement of the file changes (a
+language server's earlier analysis holds only under the same configuration:
+`sortlint.integrations.lsp.checking.Earlier`). Moving a finding keeps its effect.
 """
 
 from __future__ import annotations

@@ -370,6 +370,29 @@ def _shift_days(node, analyse):
     return prop if is_temporal(type_) and days.singleton else UNORDERED
 
 
+# The units Spark truncates to: `date_trunc` (TimestampTrunc) and `trunc` (DateTrunc) are
+# NULL for any other, with ANSI mode or without (`trunc(d, 'DD')`, `date_trunc('hours', t)`),
+# and sqlglot reads a unit given as a column (`date_trunc(u, t)`) as a unit named U. (It
+# also reads the abbreviations 'h', 'q', 'w', 'y'... as HOUR, QUARTER, WEEK, YEAR, which
+# Spark does not know: that NULL is not seen here.)
+TRUNCATION_UNITS: dict[type[exp.Expression], frozenset[str]] = {
+    exp.DateTrunc: frozenset({"YEAR", "YYYY", "YY", "QUARTER", "MON", "MONTH", "MM", "WEEK"}),
+    exp.TimestampTrunc: frozenset({"YEAR", "YYYY", "YY", "QUARTER", "MON", "MONTH", "MM", "WEEK", "DAY",
+                                   "DD", "HOUR", "MINUTE", "SECOND", "MILLISECOND", "MICROSECOND"}),
+}
+
+
+def _known_unit(node: exp.Expression) -> bool:
+    units = TRUNCATION_UNITS.get(type(node))
+    return units is None or node.args["unit"].name.upper() in units
+
+
+def _truncates(node, analyse):
+    """date_trunc(unit, t), trunc(d, unit): t floored to a unit Spark knows; any other
+    gives NULL, and a unit read from a column changes from row to row."""
+    return _follows_this(is_temporal)(node, analyse) if _known_unit(node) else UNORDERED
+
+
 MONOTONIC: dict[type[exp.Expression], Rule] = {
     exp.Neg: _negate,
     exp.Add: _add,
@@ -377,9 +400,9 @@ MONOTONIC: dict[type[exp.Expression], Rule] = {
     exp.Mul: _scale,
     exp.Div: _divide,
     exp.Atan: _follows_this(is_numeric),             # Java's is semi-monotonic by its spec
-    exp.TimestampTrunc: _follows_this(is_temporal),  # date_trunc('hour', ts)
+    exp.TimestampTrunc: _truncates,                   # date_trunc('hour', ts)
     exp.DateBin: _bins,                               # date_bin(INTERVAL '1' HOUR, ts)
-    exp.DateTrunc: _follows_this(is_temporal),       # trunc(date, 'month')
+    exp.DateTrunc: _truncates,                        # trunc(date, 'month')
     exp.TsOrDsToDate: _to_date,                       # to_date(ts)
     exp.Year: _follows_this(is_temporal),
     exp.Cast: _cast,                                  # also date(ts), to_timestamp(d)
@@ -420,8 +443,47 @@ def foldable(node: exp.Expression) -> bool:
     return not any(isinstance(sub, (exp.Column, *NON_DETERMINISTIC)) for sub in node.walk())
 
 # Expressions that produce null only from a null operand: non-null operands give a
-# non-null result.
+# non-null result, when each operand already has the type the function computes on (below).
 NULL_PRESERVING = tuple(MONOTONIC) + tuple(ENGINE_DEPENDENT) + (exp.Abs, exp.Upper, exp.Lower, exp.Concat)
+
+# The types each function computes on, by argument. An operand of another type is cast,
+# and a cast that fails is NULL where the engine says so (`Arithmetic.failed_cast`: Spark
+# without ANSI mode gives NULL for `floor('abc')`, `date_add('x', 1)`, `'abc' + 1`). The
+# functions not listed (upper, lower, concat) cast to a string, which never fails; a
+# truncation's unit is checked apart (`_known_unit`). A type not known may be a string
+# (tests/ordering/test_null_preserving.py has Spark's answers).
+TypeTest = Callable[[str | None], bool]
+_NUMBER: dict[str, TypeTest] = {"this": is_numeric, "expression": is_numeric, "decimals": is_integer}
+_DAYS: dict[str, TypeTest] = {"this": is_temporal, "expression": is_integer}
+OPERAND_TYPES: dict[type[exp.Expression], dict[str, TypeTest]] = {
+    exp.Floor: _NUMBER, exp.Ceil: _NUMBER, exp.Atan: _NUMBER, exp.Abs: _NUMBER, exp.Neg: _NUMBER,
+    exp.Mul: _NUMBER, exp.Div: _NUMBER,
+    exp.Year: {"this": is_temporal}, exp.TimestampTrunc: {"this": is_temporal},
+    exp.DateTrunc: {"this": is_temporal},
+    exp.TsOrDsAdd: _DAYS, exp.DateAdd: _DAYS, exp.DateSub: _DAYS,
+}
+
+
+def _typed_operands(node: exp.Expression, type_of: Callable[[exp.Expression], "str | None"]) -> bool:
+    """Whether every operand of `node` has a type its function computes on without a cast."""
+    if isinstance(node, (exp.Add, exp.Sub)):
+        left, right = type_of(node.this), type_of(node.expression)
+        if is_numeric(left) and is_numeric(right):
+            return True
+        return (is_temporal(left) and _shift(right)) or (
+            isinstance(node, exp.Add) and is_temporal(right) and _shift(left)
+        )
+    wanted = OPERAND_TYPES.get(type(node), {})
+    for name, value in node.args.items():
+        check = wanted.get(name)
+        if check is not None and isinstance(value, exp.Expression) and not check(type_of(value)):
+            return False
+    return True
+
+
+def _shift(t: str | None) -> bool:
+    """A type Spark adds to a date or timestamp as it is: an interval, or a day count."""
+    return t == "interval" or is_integer(t)
 
 
 def preserves_non_null(
@@ -432,7 +494,13 @@ def preserves_non_null(
     """Whether non-null operands always give a non-null result. A cast or a parse that
     can fail cannot promise it: TRY_CAST('abc' AS INT), and CAST outside ANSI mode, are
     NULL; a widening cast never fails. Where overflow does not fail the query, a division
-    (by zero) or a decimal result that does not fit is NULL."""
+    (by zero) or a decimal result that does not fit is NULL. Where a failed cast is NULL, a
+    function of an operand it must cast (a string, or a type not known) can be NULL; a
+    truncation to a unit Spark does not know is NULL."""
+    if not _known_unit(node):
+        return False
+    if arithmetic.failed_cast == "null" and not _typed_operands(node, type_of):
+        return False
     if arithmetic.overflow == "wrap" and _numeric_arithmetic(node, type_of):
         return not isinstance(node, exp.Div) and fits(node, type_of)
     if isinstance(node, (exp.Cast, exp.TryCast)):

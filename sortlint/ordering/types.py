@@ -200,6 +200,10 @@ class Arithmetic:
       number too, NaN becoming 0 (Spark); "in_type" - a number of the operand's type (an
       integer's a double), NaN and infinities kept as they are (DataFusion: its NaN sorts
       above every number, so `ceil(x)` keeps x's order, NaN included).
+    * `failed_cast`: what an operand cast to the type a function computes on gives when the
+      cast fails (`floor('abc')`, `date_add('x', 1)`): "error" - the query fails (Spark with
+      ANSI mode, DataFusion); "null" - NULL (Spark without ANSI mode), so a function of a
+      non-null string can be NULL.
     """
 
     integer_literals: Literal["narrowest", "bigint"] = "narrowest"
@@ -207,6 +211,7 @@ class Arithmetic:
     integer_division: bool = False
     overflow: Literal["error", "wrap"] = "error"
     rounding: Literal["bigint", "in_type"] = "bigint"
+    failed_cast: Literal["error", "null"] = "error"
 
     def literal_type(self, literal: exp.Literal) -> SqlType | None:
         """The type of a number or string literal."""

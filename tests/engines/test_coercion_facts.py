@@ -73,14 +73,8 @@ def _spark_compared(spark, left: str, right: str) -> tuple[SqlType | None, SqlTy
     return tuple(sql_type(side.dataType().simpleString()) for side in (condition.left(), condition.right()))
 
 
-def _needs_spark(test):
-    for mark in spark_support.NEEDS_SPARK:
-        test = mark(test)
-    return test
-
-
 @pytest.mark.parametrize("ansi", [True, False], ids=["ansi", "legacy"])
-@_needs_spark
+@spark_support.needs_spark
 def test_spark_compares_as_sortlint_says(spark, ansi):  # noqa: F811
     spark.sql(SPARK_VIEW)
     previous = spark.conf.get("spark.sql.ansi.enabled")

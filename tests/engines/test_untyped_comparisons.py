@@ -183,12 +183,6 @@ def _spark_literal(text: str) -> str:
     return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
-def _needs_spark(test):
-    for mark in spark_support.NEEDS_SPARK:
-        test = mark(test)
-    return test
-
-
 @pytest.fixture
 def ansi_mode(spark):  # noqa: F811
     """`ansi_mode(on)` sets spark.sql.ansi.enabled for the test; restored after."""
@@ -204,7 +198,7 @@ def test_the_generated_strings_include_both_answers():
     assert "Yes" not in STRING_ONLY and "app.example.com" in STRING_ONLY
 
 
-@_needs_spark
+@spark_support.needs_spark
 def test_no_cast_accepts_a_string_only_a_string_equals(spark, ansi_mode):  # noqa: F811
     """Without ANSI mode every cast of such a string is NULL; with it, every cast fails
     (`try_cast` is the ANSI cast that answers NULL instead of failing)."""
@@ -223,7 +217,7 @@ def test_no_cast_accepts_a_string_only_a_string_equals(spark, ansi_mode):  # noq
     assert accepted == []
 
 
-@_needs_spark
+@spark_support.needs_spark
 def test_with_ansi_mode_a_cast_of_such_a_string_fails(spark, ansi_mode):  # noqa: F811
     ansi_mode(True)
     passed = []
@@ -237,7 +231,7 @@ def test_with_ansi_mode_a_cast_of_such_a_string_fails(spark, ansi_mode):  # noqa
     assert passed == []
 
 
-@_needs_spark
+@spark_support.needs_spark
 def test_a_non_string_column_compared_with_such_a_string_matches_no_row(spark, ansi_mode):  # noqa: F811
     """Without ANSI mode: every generated string against every column (a string column is
     compared as a literal is: the same casts), then every hand-picked literal. With it, a
@@ -270,7 +264,7 @@ def test_a_non_string_column_compared_with_such_a_string_matches_no_row(spark, a
     assert matched == []
 
 
-@_needs_spark
+@spark_support.needs_spark
 def test_a_collated_string_equals_other_strings(spark):  # noqa: F811
     """Why the caveat says *plain* string, and the fix stays unsafe: under a case-insensitive
     collation `host = 'app.example.com'` holds for two values of host."""

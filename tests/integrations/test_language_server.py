@@ -30,6 +30,8 @@ CATALOG = (
 CONSTANT = "SELECT host FROM events WHERE host = '😀' ORDER BY host, time;\n"
 DECLARED = "SELECT id, host FROM events ORDER BY id, host;\n"
 RULE_PAGE = "https://sortlint.readthedocs.io/en/latest/rules/redundant-sort-keys/"
+# What dropping the sort key of `CONSTANT` and `DECLARED` does on Spark, on its own line.
+SAME_PLAN = "\non Spark: same plan: an exchange and a sort by fewer keys"
 
 pytestmark = pytest.mark.asyncio(loop_scope="function")
 
@@ -112,7 +114,7 @@ def change_document(client: LanguageClient, uri: str, version: int, text: str) -
 async def test_an_open_document_shows_its_findings_and_they_follow_its_changes(client, tmp_path):
     (tmp_path / "sortlint.yml").write_text(CATALOG)
     uri = open_document(client, tmp_path / "q.sql", CONSTANT)
-    constant = warning(span(0, 51, 0, 55), "sort key host is constant: WHERE events.host = '😀' (line 1)")
+    constant = warning(span(0, 51, 0, 55), "sort key host is constant: WHERE events.host = '😀' (line 1)" + SAME_PLAN)
     assert await published(client, uri) == [constant]
 
     before = seen(client, uri)
@@ -121,10 +123,46 @@ async def test_an_open_document_shows_its_findings_and_they_follow_its_changes(c
         constant,
         warning(
             span(1, 41, 1, 45),
-            "sort key host is determined by the earlier keys: declared unique key (id) of events (sortlint.yml:2)",
+            "sort key host is determined by the earlier keys: declared unique key (id) of events (sortlint.yml:2)"
+            + SAME_PLAN,
         ),
     ]
     assert not (tmp_path / "q.sql").exists()
+
+
+async def test_each_diagnostic_says_on_its_own_line_what_its_fix_does_on_spark(client, tmp_path):
+    """An effect known (saving operators, or the same plan by fewer keys), none (Spark drops
+    the sort itself) and unknown (no fix whose plan to predict): as `check`'s report says them."""
+    (tmp_path / "sortlint.yml").write_text(CATALOG)
+    uri = open_document(client, tmp_path / "q.sql", (
+        "SELECT host, count(*) FROM events WHERE host = 'a' GROUP BY host, time ORDER BY host;\n"
+        "WITH p AS (SELECT id, host FROM events ORDER BY host) SELECT e.id FROM events e JOIN p ON e.id = p.id;\n"
+        "SELECT time, lag(time) OVER (PARTITION BY time ORDER BY time) AS p FROM events;\n"
+    ))
+
+    def diagnostic(range: types.Range, code: str, name: str, message: str) -> types.Diagnostic:
+        return types.Diagnostic(
+            range=range, message=message, severity=types.DiagnosticSeverity.Warning, code=code,
+            code_description=types.CodeDescription(href=f"https://sortlint.readthedocs.io/en/latest/rules/{name}/"),
+            source="sortlint",
+        )
+
+    assert await published(client, uri) == [
+        diagnostic(span(0, 60, 0, 64), "SL103", "redundant-group-keys",
+                   "group key host is constant: WHERE events.host = 'a' (line 1)\n"
+                   "on Spark: same plan: a hash aggregate by fewer keys"),
+        diagnostic(span(0, 71, 0, 84), "SL001", "unnecessary-sort",
+                   "ORDER BY [host ASC NULLS FIRST] is already satisfied by its input: WHERE events.host = 'a' (line 1)\n"
+                   "on Spark: saves an exchange and a sort"),
+        diagnostic(span(1, 39, 1, 52), "SL002", "sort-without-effect",
+                   "ORDER BY has no effect: its rows feed a join, which does not keep the order of its inputs. "
+                   "Spark removes this sort itself; the clause only misleads readers\n"
+                   "on Spark: no runtime effect"),
+        diagnostic(span(2, 56, 2, 60), "SL201", "redundant-window-keys",
+                   "window order key time is a partition key: constant inside each partition\n"
+                   "on Spark: runtime effect unknown: the function needs its window's only ORDER BY key: "
+                   "there is no fix whose plan to predict"),
+    ]
 
 
 async def test_changes_typed_in_quick_succession_are_checked_once_typing_pauses(client, tmp_path):
@@ -556,6 +594,29 @@ async def test_edits_of_a_big_document_adding_or_removing_lines_or_a_noqa_move_t
             *(f"big.sql (version {version}), the statements no edit touched taken from the check before"
               for version in range(2, 6)),
         ]
+        assert await shut_down(client) == 0
+
+
+async def test_an_edit_of_a_big_document_changing_only_a_findings_spark_effect_shows_the_new_one(tmp_path):
+    """A LIMIT typed after a sort: its finding stays where it was and says the same, but
+    dropping its key now lightens a sorted top-k, not an exchange and a sort - the worker
+    sends it as changed (`changes`), and the diagnostic is made again."""
+    (tmp_path / "sortlint.yml").write_text(CATALOG)
+    lines = BIG.splitlines(keepends=True)
+    async with session(tmp_path) as client:
+        uri = open_document(client, tmp_path / "big.sql", "".join(lines))
+        first = await published(client, uri)
+        constant = "sort key host is constant: WHERE events.host = 'a' (line 3001)"
+        assert [d.message for d in first if d.range.start.line == 3000] == [constant + SAME_PLAN]
+
+        lines[3000] = lines[3000].replace(";", " LIMIT 10;")
+        change_document(client, uri, 2, "".join(lines))
+        after = await published(client, uri, 1)
+        assert [(d.range, d.message) for d in after if d.range.start.line == 3000] == [
+            (span(3000, 50, 3000, 54), constant + "\non Spark: same plan: a sorted top-k by fewer keys")
+        ]
+        assert [d for d in after if d.range.start.line != 3000] == [d for d in first if d.range.start.line != 3000]
+        assert checked(client)[-1] == "big.sql (version 2), the statements no edit touched taken from the check before"
         assert await shut_down(client) == 0
 
 

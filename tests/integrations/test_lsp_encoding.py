@@ -33,6 +33,7 @@ def test_each_publish_is_what_pygls_sends_for_the_same_diagnostics():
     first = [
         diagnostic(0, "ORDER BY host, time: time is redundant (line 4)", **warning),
         diagnostic(7, "WHERE host = '😀' \"quoted\" \\ é", **warning),
+        diagnostic(8, "sort key host is constant\non Spark: saves an exchange and a sort", **warning),
         diagnostic(9, "does not parse", severity=types.DiagnosticSeverity.Error, code="E101", source="sortlint"),
         diagnostic(12, "tagged", tags=[types.DiagnosticTag.Unnecessary], **warning),
     ]

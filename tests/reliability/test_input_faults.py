@@ -230,7 +230,7 @@ def test_an_unknown_column_type_is_a_catalog_error(repo, capsys):
     assert json.loads(captured.out) == [{
         "code": "E002", "name": "configuration-error", "message": message,
         "path": str(repo / "sortlint.yml"), "line": 5, "column": None, "end_line": None,
-        "end_column": None, "basis": None, "fix": None, "effect": None,
+        "end_column": None, "basis": None, "fix": None, "effect": None, "effect_unknown": None,
     }]
 
 

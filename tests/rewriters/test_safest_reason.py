@@ -68,8 +68,8 @@ def test_a_repeated_group_key_is_safe_beside_a_declared_unique_key(check):
     assert check(sql) == (
         [
             "q.sql:1:49: SL103 [*unsafe] group key n is determined by the earlier keys: "
-            "declared unique key (id) of t (sortlint.yml:3) [declared]",
-            "q.sql:1:52: SL103 [*] group key n repeats an earlier key [query]",
+            "declared unique key (id) of t (sortlint.yml:3) [declared] (no runtime effect)",
+            "q.sql:1:52: SL103 [*] group key n repeats an earlier key [query] (no runtime effect)",
         ],
         sql,
     )

@@ -146,3 +146,25 @@ def test_without_ansi_mode_integer_arithmetic_may_wrap_and_keeps_no_order(lint):
     assert lint(sql, catalog=ANSI_CATALOG.format(ansi="false")) == []
     widened = sql.replace("latency_ms + 1", "CAST(latency_ms AS BIGINT) + 1")
     assert [code for code, _, _ in lint(widened, catalog=ANSI_CATALOG.format(ansi="false"))] == ["SL001"]
+
+
+STRING_CATALOG = """
+target: {{target}}
+spark: {{{{ansi: {ansi}}}}}
+sources:
+  events:
+    columns: {{{{code: string not null, day: string not null}}}}
+"""
+
+
+@pytest.mark.parametrize("key", ["floor(code)", "code + 1", "date_add(day, 1)"])
+def test_without_ansi_mode_a_function_of_a_string_may_be_null(lint, key):
+    # Without ANSI mode floor('abc') is NULL although `code` is not null: rows sorted NULLS
+    # FIRST are not sorted NULLS LAST (Spark's rows: tests/ordering/test_null_preserving.py).
+    # With it, a string that is not a number fails the query, and every row it returns is
+    # sorted both ways.
+    sql = f"SELECT s.f FROM (SELECT {key} AS f FROM events ORDER BY {key} LIMIT 10) s ORDER BY f NULLS LAST"
+    assert lint(sql, catalog=STRING_CATALOG.format(ansi="true")) == [(
+        "SL001", 1, "ORDER BY [f ASC NULLS LAST] is already satisfied by its input: ORDER BY (line 1)",
+    )]
+    assert lint(sql, catalog=STRING_CATALOG.format(ansi="false")) == []

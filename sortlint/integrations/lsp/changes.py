@@ -50,10 +50,15 @@ def changes(before: Sequence[Finding], after: Sequence[Finding]) -> Changes:
 
 def _shown(finding: Finding, down: int) -> tuple:
     """What an editor is shown of a finding `down` lines further down: its place, its
-    message, its fix's edits."""
+    message, its Spark effect (a statement analysed again may keep its findings' messages
+    and change their effects: a view it reads was edited), its fix's edits. The effect as
+    it is, not in words (which cost more than the rest), with what it lightens, which two
+    effects compare without."""
+    effect = finding.effect
     fix = finding.fix
     edits = None if fix is None else (fix.applicability, fix.message, tuple(
         (edit.line + down, edit.column, edit.end_line + down, edit.end_column, edit.content) for edit in fix.edits
     ))
     return (finding.line + down, finding.column, finding.end_line + down, finding.end_column,
-            finding.code, finding.name, finding.message, finding.basis, edits)
+            finding.code, finding.name, finding.message, finding.basis, edits,
+            effect, effect.lightens if effect is not None else None, finding.effect_unknown)

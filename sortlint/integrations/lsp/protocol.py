@@ -6,7 +6,8 @@ at "\\n"; LSP counts both from 0, columns in the code units the client and serve
 (an emoji) is two UTF-16 units. Every position goes through the agreed `PositionCodec`,
 on the lines of the text that was checked.
 
-A finding is a Warning with its rule's code and the link to the rule's page; an error (a
+A finding is a Warning with its rule's code and the link to the rule's page, its message
+followed, on a line of its own, by what its fix does on Spark (`message`); an error (a
 statement that does not parse, a malformed configuration) an Error on its line. A fix with
 edits is a quick fix, its title saying when it is unsafe (correct only while a declaration
 of the catalog holds); "fix all safe" is the `source.fixAll.sortlint` action.
@@ -64,12 +65,21 @@ def finding_diagnostic(finding: Finding, lines: Sequence[str], codec: PositionCo
             start=position(lines, codec, finding.line + down, finding.column),
             end=position(lines, codec, finding.end_line + down, finding.end_column),
         ),
-        message=finding.message,
+        message=message(finding),
         severity=types.DiagnosticSeverity.Warning,
         code=finding.code,
         code_description=types.CodeDescription(href=rule_url(finding.name)),
         source=SOURCE,
     )
+
+
+def message(finding: Finding) -> str:
+    """The finding's message, then its Spark effect on a line of its own, as `check`'s text
+    report says it (`= on Spark: ...`): a note with no place of its own, as rust-analyzer
+    appends rustc's to a diagnostic's message. Not `relatedInformation`, which needs a
+    location, nor `data`, which no editor shows."""
+    effect = finding.effect_words
+    return finding.message if effect is None else f"{finding.message}\non Spark: {effect}"
 
 
 # A finding as shown: the finding, its diagnostic, and how many lines below the finding's

@@ -12,7 +12,7 @@ from sortlint.config import load_config
 from sortlint.config.model import Bucketing
 from sortlint.integrations.spark.catalog_import import iceberg_sort_order
 from spark_commands import run_cli
-from spark_support import NEEDS_SPARK, spark  # noqa: F401  (the session fixture)
+from spark_support import needs_spark, spark  # noqa: F401  (the session fixture)
 
 CUSTOMERS = """\
   sales_import.customers:
@@ -31,12 +31,6 @@ DAILY = """\
     scope: partition
     partitioned_by: [day]  # each file holds one value of these (partition directories)
 """
-
-
-def needs_spark(test):
-    for mark in NEEDS_SPARK:
-        test = mark(test)
-    return test
 
 
 @pytest.fixture(scope="module")
