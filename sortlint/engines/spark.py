@@ -1192,17 +1192,11 @@ def window_rekeyed(node: n.Window, function: n.WindowFunction, index: int, analy
     only one: its exchange goes where the input is then clustered by fewer partition keys, or
     comes where it no longer is; its sort likewise with the input's order. A partition key of
     a type not known: the effect whether or not it is floating-point, where both agree."""
-    specs = _window_specs(node, analysis)
     if analysis.computed(node) != [function]:
         return _rekeyed_among_others(node, function, index, analysis)
-    (partition, order, _), = specs
+    (partition, order, _), = _window_specs(node, analysis)
     rows = reported(_lowest_of_one_text(node, analysis).children[0], analysis)
-    if index < len(partition):
-        kept = (partition[:index] + partition[index + 1:], order)
-    else:
-        at = index - len(partition)
-        kept = (partition, order[:at] + order[at + 1:])
-
+    kept = _without_key(partition, order, index)
     above = _ranged_above(node, analysis) if partition and not kept[0] else None
     if above is not None and tuple(SortKey(k.expr, k.options) for k in above.keys) == order[: len(above.keys)]:
         return WINDOW_ORDER_ABOVE
@@ -1212,6 +1206,14 @@ def window_rekeyed(node: n.Window, function: n.WindowFunction, index: int, analy
         lambda floating: Effect.between(_window_cost(rows, partition, order, floating) + spared,
                                         _window_cost(rows, *kept, floating & frozenset(kept[0]))),
     )
+
+
+def _without_key(partition: tuple[Expr, ...], order: Ordering, index: int) -> tuple[tuple[Expr, ...], Ordering]:
+    """A window's PARTITION BY and ORDER BY keys without the `index`-th (counted over both)."""
+    if index < len(partition):
+        return partition[:index] + partition[index + 1:], order
+    at = index - len(partition)
+    return partition, order[:at] + order[at + 1:]
 
 
 def _rekeyed_among_others(node: n.Window, function: n.WindowFunction, index: int, analysis: Analysis
@@ -1227,14 +1229,12 @@ def _rekeyed_among_others(node: n.Window, function: n.WindowFunction, index: int
     computed = analysis.computed(node)
     if function not in computed:
         return WINDOW_SPECIFICATIONS
+
     def spec(f: n.WindowFunction) -> tuple[tuple[Expr, ...], Ordering]:
         return tuple(k.expr for k in f.partition_by), tuple(SortKey(i.expr, i.options) for i in f.order_by)
+
     partition, order = spec(function)
-    if index < len(partition):
-        kept = (partition[:index] + partition[index + 1:], order)
-    else:
-        at = index - len(partition)
-        kept = (partition, order[:at] + order[at + 1:])
+    kept = _without_key(partition, order, index)
     others = {spec(f) for f in computed if f is not function}
     if (partition, order) in others or kept in others:
         return WINDOW_SPECIFICATIONS
