@@ -114,6 +114,8 @@ class Prediction:
     effect: Effect | None = None
     withheld: str | None = None
     unknown: str | None = None
+    # why nothing the fix touches runs, where the model knows (the finding's words say it)
+    because: str | None = None
 
     @classmethod
     def of(cls, found: Effect | Unknown, withheld: str | None = None) -> Prediction:

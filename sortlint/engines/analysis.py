@@ -94,6 +94,8 @@ class Analysis:
     resorting_windows: set[int] = field(default_factory=set)
     # The engine's own bookkeeping for a node, computed on demand (Spark's reported ordering).
     engine_facts: dict[int, Any] = field(default_factory=dict)
+    # Whether Spark plans a node's output as an empty relation (None: it may; `empty_relations`).
+    empty_rows: dict[int, bool | None] = field(default_factory=dict)
     # The target's `Engine.hashes_any_value`.
     hashes_any_value: Callable[[SqlType], bool] = lambda value_type: True
 

@@ -30,18 +30,22 @@ evidence, the README's "What Spark does with order" the summary):
   partition columns (then bucket id and bucket sort columns) unless the query's order
   already starts with them; the order a write receives is the query's own.
 
+* **Empty parts.** A filter that can never hold, and what only returns its rows, Spark plans as
+  an empty relation: nothing there runs (`sortlint.engines.empty_relations`).
+
 Everything else is shared with DataFusion (`sortlint.engines.operators`). Whatever is not
 modelled here forgets every ordering.
 """
 
 from __future__ import annotations
 
+import operator
 import re
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from functools import partial
+from functools import partial, reduce
 from itertools import combinations
 
 from sqlglot import exp
@@ -49,7 +53,7 @@ from sqlglot import exp
 from sortlint.config import Source
 from sortlint.config.model import SparkSettings
 from sortlint.diagnostics import Effect, Prediction, Unknown
-from sortlint.engines import operators, seeding
+from sortlint.engines import empty_relations, operators, seeding
 from sortlint.engines.analysis import (
     AggregateStrategy, Analysis, Delivered, Engine, SortFate, Transfer,
 )
@@ -600,6 +604,9 @@ def hashes_any_value(value_type: SqlType) -> bool:
     return value_type.family in IN_PLACE_BUFFERS
 
 
+
+
+
 ENGINE = Engine(TRANSFER, prepare, hashes_any_value)
 
 # --- what a fix changes in the executed plan ----------------------------------------------
@@ -695,6 +702,11 @@ NORMALIZED_STREAMING = Unknown(
 )
 RESHUFFLED_STREAMING = Unknown("depends on how the aggregate streams once its exchanges change (not modelled)")
 ORDER_NEEDED = Unknown("the function needs its window's only ORDER BY key: there is no fix whose plan to predict")
+NEVER_RUNS = "Spark never runs it: it plans this part of the query as empty (a condition that can never hold)"
+EMPTY_PART = Unknown(
+    "depends on how Spark plans a part of the query it may find empty (a condition it may fold to "
+    "false) and the operators around it (not modelled)"
+)
 LAYOUT = Unknown(
     "the fix adds the sort the declared layout needs, by design; what it adds to or takes from "
     "the write's own sort is not modelled"
@@ -712,8 +724,20 @@ def _reading_top_k(consumer: n.Node) -> Unknown:
 # fix may make worse. Rules read the `Prediction`, never these predicates.
 
 
+def _where_spark_runs(node: n.Node, analysis: Analysis, predict: Callable[[], Prediction]) -> Prediction:
+    """The prediction for a fix of `node`: no effect where Spark plans the node's part of the
+    query as empty; unknown where it may, or reshapes an operator around an empty part."""
+    pruned = empty_relations.pruned(node, analysis)
+    if pruned:
+        return Prediction(Effect(), because=NEVER_RUNS)
+    prediction = predict()
+    if pruned is None and prediction.effect is not None:
+        return replace(prediction, effect=None, unknown=EMPTY_PART.reason)
+    return prediction
+
+
 def removing_sort(sort: n.Sort, analysis: Analysis) -> Prediction:
-    return Prediction.of(sort_removal(sort, analysis))
+    return _where_spark_runs(sort, analysis, lambda: Prediction.of(sort_removal(sort, analysis)))
 
 
 def establishing_layout(analysis: Analysis) -> Prediction:
@@ -722,6 +746,10 @@ def establishing_layout(analysis: Analysis) -> Prediction:
 
 
 def dropping_sort_key(sort: n.Sort, index: int, analysis: Analysis) -> Prediction:
+    return _where_spark_runs(sort, analysis, lambda: _dropping_sort_key(sort, index, analysis))
+
+
+def _dropping_sort_key(sort: n.Sort, index: int, analysis: Analysis) -> Prediction:
     """Where the plan stays, the sort Spark runs (and a global one's range exchange) or the
     sorted top-k sorts by one key less; where Spark runs no sort either way, nothing does."""
     effect = sort_key_dropped(sort, index, analysis)
@@ -735,6 +763,10 @@ def dropping_sort_key(sort: n.Sort, index: int, analysis: Analysis) -> Predictio
 
 
 def regrouping(node: n.Aggregate, keys: list[Expr], analysis: Analysis) -> Prediction:
+    return _where_spark_runs(node, analysis, lambda: _regrouping(node, keys, analysis))
+
+
+def _regrouping(node: n.Aggregate, keys: list[Expr], analysis: Analysis) -> Prediction:
     """With fewer keys and the same plan, the aggregate hashes (or compares) one key less;
     reordered keys are the same work. Unknown where the aggregate's operator is."""
     if regrouping_loses_join(node, keys, analysis):
@@ -762,6 +794,10 @@ def _shuffles_more(node: n.Aggregate, keys: list[Expr], analysis: Analysis) -> b
 
 
 def rekeying_window(node: n.Window, function: n.WindowFunction, index: int, analysis: Analysis) -> Prediction:
+    return _where_spark_runs(node, analysis, lambda: _rekeying_window(node, function, index, analysis))
+
+
+def _rekeying_window(node: n.Window, function: n.WindowFunction, index: int, analysis: Analysis) -> Prediction:
     """With the same plan, the window (and its sort, and - for a partition key - its
     exchange, where Spark runs them) works by one key less."""
     if function.needs_key(index):
@@ -775,7 +811,10 @@ def rekeying_window(node: n.Window, function: n.WindowFunction, index: int, anal
         return Prediction.of(effect)
     (partition, order, _), = _window_specs(node, analysis)
     rows = reported(_lowest_of_one_text(node, analysis).children[0], analysis)
-    cost = _window_cost(rows, partition, order, _floating(partition, node, analysis) or frozenset())
+    # what runs whichever keys of unknown type are floating-point (too many to try: the sort)
+    costs = [_window_cost(rows, partition, order, floating)
+             for floating in _possibly_floating(partition, node, analysis)] or [Counter(Sort=1)]
+    cost = reduce(operator.and_, costs)
     if index >= len(partition):
         del cost["Exchange"]  # hashed by the same partition keys
     return Prediction(replace(effect, lightens=tuple(sorted((+cost + Counter(Window=1)).elements()))))
@@ -808,12 +847,16 @@ def sort_removal(sort: n.Sort, analysis: Analysis) -> Effect | Unknown:
     if len(specs) != 1 or _joined_above(window, analysis) or below.keys or below.clustered_by is not None:
         return WINDOW_PARTITIONING
     (partition, order, _), = specs
-    if _normalized(partition, window, analysis):
-        # Spark partitions by the normalized floating-point key: the window shuffles either way
-        # (fuzz seed 5102, pyspark-modules: `orderBy("x")` under `partitionBy("x")`, x a double)
-        return Effect.between(before, Counter())
     rows = reported(window.children[0], analysis)
-    return Effect.between(before + _window_cost(rows, partition, order), _window_cost(below, partition, order))
+
+    def removed(floating: frozenset[Expr]) -> Effect:
+        if floating:
+            # Spark partitions by the normalized floating-point key: the window shuffles either
+            # way (fuzz seed 5102, pyspark-modules: `orderBy("x")` under `partitionBy("x")`, x a double)
+            return Effect.between(before, Counter())
+        return Effect.between(before + _window_cost(rows, partition, order), _window_cost(below, partition, order))
+
+    return _whatever_the_types(_possibly_floating(partition, window, analysis), removed)
 
 
 def _top_k_limit(sort: n.Sort, analysis: Analysis) -> n.Limit | None:
@@ -1020,7 +1063,7 @@ def regrouped(node: n.Aggregate, keys: list[Expr], analysis: Analysis) -> Effect
     keeps its operators. Where they do not - rows clustered by a key the aggregate no longer
     has, the columns of a DISTINCT no longer among the keys - an exchange comes or goes, and
     with it the half of the aggregate on each side of it. A key of a type not known: the
-    effect whether or not it is floating-point (`_normalized`), where both agree."""
+    effect whether or not it is floating-point (`_floating`), where both agree."""
     grouped = [key.expr for key in node.keys]
     return _whatever_the_types(_possibly_floating(grouped, node, analysis),
                                partial(_regrouped, node, grouped, keys, analysis))
@@ -1051,18 +1094,12 @@ def _regrouped(node: n.Aggregate, grouped: list[Expr], keys: list[Expr], analysi
     return Effect.between(costs[0], costs[1])
 
 
-def _normalized(keys: Sequence[Expr], node: n.Aggregate | n.Window, analysis: Analysis) -> bool | None:
-    """Whether a group or partition key is floating-point (None: a type not known). Spark
-    normalizes such a key (NaN, -0.0: `NormalizeFloatingNumbers`). An aggregate's partial half
-    then stays apart from the final one even on rows needing no exchange (fuzz seed 5102,
-    measured: a sort aggregate sorts twice, a hash aggregate runs twice); a window needs its
-    rows clustered by the normalized value, which no partitioning by the column is."""
-    floating = _floating(keys, node, analysis)
-    return None if floating is None else bool(floating)
-
-
 def _floating(keys: Sequence[Expr], node: n.Aggregate | n.Window, analysis: Analysis) -> frozenset[Expr] | None:
-    """The floating-point keys among `keys` (`_normalized`); None where a type is not known."""
+    """The floating-point keys among `keys`; None where a type is not known. Spark normalizes
+    such a group or partition key (NaN, -0.0: `NormalizeFloatingNumbers`). An aggregate's
+    partial half then stays apart from the final one even on rows needing no exchange (fuzz
+    seed 5102, measured: a sort aggregate sorts twice, a hash aggregate runs twice); a window
+    needs its rows clustered by the normalized value, which no partitioning by the column is."""
     props = analysis.of(node.children[0])
     found = {key: props.type_of(key) for key in keys}
     if any(t is None for t in found.values()):
@@ -1139,7 +1176,7 @@ def _aggregate_cost(
 ) -> Counter[str] | None:
     """The exchanges and aggregates (with their sorts) Spark runs for the aggregate: a partial
     and a final aggregate around each exchange, one aggregate where none is needed
-    (`CombineAdjacentAggregation`) unless a key is `floating` (`_normalized`). None where the
+    (`CombineAdjacentAggregation`) unless a key is `floating` (`_floating`). None where the
     operator is not known."""
     kind = _physical_aggregate(node, analysis)
     if kind is None or (shuffles.distinct and kind != "HashAggregate"):

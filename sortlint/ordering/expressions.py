@@ -9,7 +9,7 @@ PySpark `selectExpr`, or built from `F.col("A") + 1` becomes the same key.
 from __future__ import annotations
 
 from collections.abc import Collection, Iterator
-from functools import cache
+from functools import cache, lru_cache
 from typing import cast
 
 import sqlglot
@@ -69,8 +69,7 @@ class Expr:
 
     @classmethod
     def column(cls, name: str, table: str | None = None) -> Expr:
-        name, table = name.lower(), table.lower() if table else None
-        return _NamedColumn(name, table)
+        return _named_column(name, table)
 
     @_computed_once
     def key(self) -> str:
@@ -174,6 +173,15 @@ class _NamedColumn(Expr):
         return self.identity[1]
 
 
+@lru_cache(maxsize=1 << 16)
+def _named_column(name: str, table: str | None) -> Expr:
+    """One `_NamedColumn` per name: the engine names the same few hundred columns millions of
+    times in a project (every projection and every CTE's alias maps each of its columns), and
+    the same object makes each lookup of it an identity test. Shared safely: its node is made
+    once, and no reader mutates a key's node."""
+    return _NamedColumn(name.lower(), table.lower() if table else None)
+
+
 def column_node(name: str, table: str | None = None) -> exp.Column:
     """The column `exp.column(name, table=table)` makes of two plain names, built directly:
     the builder and the engine make thousands per file, and the general function's argument
@@ -205,8 +213,8 @@ def every_part(node: exp.Expression, kinds: Collection[str | None]) -> Iterator[
     holds its children's, so each is made once here: keying each node on its own walks
     every subtree again for each node above it."""
     memo: dict[int, tuple | str] = {}
-    for sub in node.walk():
-        inner = _unwrap(cast(exp.Expression, sub))
+    for sub in cast(Iterator[exp.Expression], node.walk()):
+        inner = _unwrap(sub)
         if (
             (_KINDS.get(type(inner)) or _kind(type(inner))) in kinds
             and not isinstance(inner, (exp.Identifier, exp.DataType))  # parts of keys, not expressions

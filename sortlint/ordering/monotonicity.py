@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from sqlglot import exp
 
-from sortlint.ordering.expressions import literal_number, literal_sign
+from sortlint.ordering.expressions import Expr, literal_number, literal_sign
 from sortlint.ordering.sort import SortOptions
 from sortlint.ordering.types import Arithmetic, decimal, exact_cast, sql_type
 
@@ -109,7 +109,19 @@ def exact_image_of(node: exp.Expression, type_of: Callable[[exp.Expression], "st
 
 
 def type_name(data_type: exp.Expression) -> str:
-    return data_type.sql(dialect="spark").lower()
+    """The type's Spark name in lower case, printed once per type: a project casts to a few
+    types thousands of times, and each print starts sqlglot's printer. A type holding a
+    name (a struct's field) is printed each time: a key folds the name's case and quotes."""
+    if data_type.find(exp.Identifier) is not None:
+        return data_type.sql(dialect="spark").lower()
+    key = Expr.of(data_type).identity
+    found = _TYPE_NAMES.get(key)
+    if found is None:
+        found = _TYPE_NAMES[key] = data_type.sql(dialect="spark").lower()
+    return found
+
+
+_TYPE_NAMES: dict[tuple | str, str] = {}
 
 
 def infer_type(

@@ -392,6 +392,11 @@ class Properties:
 
     def mentioned_columns(self) -> list[Expr]:
         """Every column some fact speaks of, in a stable order."""
+        return sorted(e for e in self._spoken_of if e.is_column)
+
+    @cached_property
+    def _spoken_of(self) -> frozenset[Expr]:
+        """Every expression some fact speaks of, and every column they read."""
         exprs: set[Expr] = set(self.constants) | set(self.types) | set(self.not_null)
         for cls in self.classes:
             exprs.update(cls.members)
@@ -400,7 +405,7 @@ class Properties:
             exprs.update(fact.partitioned_by or ())
         for key in self.unique_keys:
             exprs.update(key.exprs)
-        return sorted({c for e in exprs for c in e.columns})
+        return frozenset(exprs.union(*(e.columns for e in exprs if not e.is_column)))
 
     @cached_property
     def described(self) -> tuple:
@@ -521,6 +526,7 @@ class Properties:
         keys; it is cut at its first key that does not survive. Outputs with one source
         form a class; constant sources give constant outputs.
         """
+        mapping = self._bearing(mapping)
         sources: dict[Expr, list[Expr]] = {}
         for source, output in mapping:
             normalized, _ = self.normalize_expr(source)
@@ -634,6 +640,24 @@ class Properties:
             orderings=result.orderings + tuple(orderings),
             unique_keys=result.unique_keys + tuple(unique_keys),
         ).renormalized()
+
+    def _bearing(self, mapping: Sequence[tuple[Expr, Expr]]) -> Sequence[tuple[Expr, Expr]]:
+        """`mapping` without the columns passed on once that no fact speaks of: each makes
+        an output nothing is known about, and `project` would only find that out (a chain of
+        CTEs passes thousands of columns per statement, facts are known of a few). A column
+        passed on twice stays: its two outputs are equal."""
+        spoken = self._spoken_of
+        kept: list[tuple[Expr, Expr]] = []
+        unknown: set[Expr] = set()
+        for pair in mapping:
+            source = pair[0]
+            if source.is_column and source not in spoken:
+                if source in unknown:
+                    return mapping
+                unknown.add(source)
+            else:
+                kept.append(pair)
+        return kept
 
     def _project_ordering(self, fact: OrderingFact, sources, carried, images) -> list[Ordering]:
         """Map an ordering's keys to outputs. A key goes on through the output that carries

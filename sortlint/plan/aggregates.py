@@ -93,15 +93,20 @@ def wrapped(node: exp.Expression) -> exp.Expression:
 def aggregate_calls(node: exp.Expression) -> Iterator[exp.Expression]:
     """Aggregate calls in an expression, wrappers included, outside nested queries; the
     function of a window is not one, but aggregates in its arguments and keys are."""
-    for sub in _walk_outside_queries(node):
-        if is_aggregate(sub) and not _is_window_function(sub):
+    for sub in walk_outside_queries(node):
+        if is_aggregate_call(sub):
             yield wrapped(sub)
 
 
 def window_calls(node: exp.Expression) -> Iterator[exp.Window]:
-    for sub in _walk_outside_queries(node):
+    for sub in walk_outside_queries(node):
         if isinstance(sub, exp.Window):
             yield sub
+
+
+def is_aggregate_call(node: exp.Expression) -> bool:
+    """An aggregate function that `aggregate_calls` counts: not the function of a window."""
+    return is_aggregate(node) and not _is_window_function(node)
 
 
 def _is_window_function(node: exp.Expression) -> bool:
@@ -109,15 +114,15 @@ def _is_window_function(node: exp.Expression) -> bool:
     return isinstance(call.parent, exp.Window) and call.arg_key == "this"
 
 
-def _walk_outside_queries(node: exp.Expression) -> Iterator[exp.Expression]:
-    """Pre-order, in the order the arguments are written, not entering subqueries."""
+def walk_outside_queries(node: exp.Expression) -> Iterator[exp.Expression]:
+    """Pre-order, in the order the arguments are written: `node`, the nodes below it, and
+    the queries nested in it, without entering those."""
     stack = [node]
     while stack:
         current = stack.pop()
         yield current
-        for child in current.iter_expressions(reverse=True):
-            if not isinstance(child, exp.Query):
-                stack.append(child)
+        if current is node or not isinstance(current, exp.Query):
+            stack.extend(current.iter_expressions(reverse=True))
 
 
 def needs_order(window: exp.Window) -> bool:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from sqlglot import exp
 
 from sortlint.ordering import Expr
+from sortlint.plan.aggregates import walk_outside_queries
 from sortlint.plan.built import NotUnderstood
 from sortlint.plan.nodes import Generate, Node, Span
 
@@ -46,7 +47,7 @@ def is_generator(node: exp.Expression) -> bool:
 
 def contains_generator(node: exp.Expression) -> bool:
     """A generator call anywhere in `node`, outside nested queries."""
-    return any(is_generator(n) for n in node.walk(prune=lambda n: isinstance(n, exp.Query) and n is not node))
+    return any(is_generator(n) for n in walk_outside_queries(node))
 
 
 def alias_names(written: exp.Expression) -> tuple[str, ...]:

@@ -94,6 +94,11 @@ CLAUSES = (
 )
 
 
+def organizes(query: exp.Expression) -> bool:
+    """Whether the query has one of the clauses `organize` reads."""
+    return any(query.args.get(arg) for arg, _, _ in CLAUSES)
+
+
 def organize(query: exp.Expression, outputs: Outputs, ctx: Context) -> tuple[list[Node], bool]:
     """The Sort / Repartition nodes (without children yet, lowest first) of the query's
     clauses, and whether they all go above the projection."""

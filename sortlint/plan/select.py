@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from functools import cached_property
+from typing import NamedTuple
 
 from sqlglot import exp
 from sqlglot.tokens import TokenType
@@ -25,6 +25,7 @@ from sortlint.plan.aggregates import (
     aggregate_calls, arithmetic, is_aggregate, is_ranking, order_sensitive, window_calls,
 )
 from sortlint.plan.built import Built, NotUnderstood
+from sortlint.plan.contents import Contents, contents
 from sortlint.plan.context import Context
 from sortlint.plan.generators import (
     GeneratorCall, alias_names, contains_generator, generate, generator_call, is_generator,
@@ -37,7 +38,7 @@ from sortlint.plan.nodes import (
 from sortlint.plan.organization import Output, Outputs
 from sortlint.plan.predicates import build_filter, subquery_nodes
 from sortlint.plan.relations import Relation, build_from
-from sortlint.plan.scope import Scope, qualify
+from sortlint.plan.scope import Scope, columns_of, qualify
 from sortlint.plan.token_types import T
 
 # Select arguments with no Spark meaning this builder models.
@@ -49,21 +50,25 @@ UNSUPPORTED = {
 PARTITIONING_HINTS = {"REPARTITION", "REPARTITION_BY_RANGE", "REBALANCE", "COALESCE"}
 
 
-@dataclass(frozen=True)
-class Item:
-    """One output of the select list (a `*` yields one per known column)."""
+class ItemValue(NamedTuple):
+    """The expression of a select item that is not a column of a `*`."""
+
+    node: exp.Expression  # the expression, alias removed
+    resolved: exp.Expression  # qualified against the scope
+    contents: Contents  # what `node` holds
+
+
+class Item(NamedTuple):
+    """One output of the select list (a `*` yields one per known column). A tuple: a chain
+    of `SELECT *` over wide CTEs makes hundreds of thousands of them in a project."""
 
     name: str
     written: exp.Expression  # the select item as written
-    value: exp.Expression  # the expression, alias removed
-    resolved: exp.Expression  # qualified against the scope
+    expr: Expr  # the resolved expression as a key, for the outputs, the projection, GROUP BY
     span: Span | None
     aliased: bool
-
-    @cached_property
-    def expr(self) -> Expr:
-        """`resolved` as a key, made once for the outputs, the projection and GROUP BY."""
-        return Expr.of(self.resolved)
+    # None for a column of a `*`, which is only ever read as its key (made without a node).
+    value: ItemValue | None = None
 
 
 @dataclass(frozen=True)
@@ -121,13 +126,8 @@ def build_body(select: exp.Select, relation: Relation, scope: Scope, ctx: Contex
     if qualify_ is not None:
         span = clause_span(ctx, qualify_, T.QUALIFY)
         node = build_filter(node, qualify_.this, "QUALIFY", scope, ctx, span, alias_first(listed))
-    outputs = Outputs(
-        tuple(Output(item.name, item.expr) for item in listed.items),
-        listed.known,
-        lambda key: qualify(key, scope, alias_first(listed)),
-    )
     distinct = select.args.get("distinct") is not None
-    steps, above = organization.organize(select, outputs, ctx)
+    steps, above = organization_steps(select, listed, scope, ctx)
     if distinct and not above:
         raise NotUnderstood("a sort key that is not an output of a DISTINCT")
     if not above:
@@ -141,6 +141,19 @@ def build_body(select: exp.Select, relation: Relation, scope: Scope, ctx: Contex
     node = organization.limit(select, node, ctx)
     names = tuple(item.name for item in listed.items)
     return Built(node, names, not listed.passthrough)
+
+
+def organization_steps(select: exp.Select, listed: SelectList, scope: Scope, ctx: Context) -> tuple[list[Node], bool]:
+    """`organization.organize` of the SELECT; its outputs are made only when it has a clause
+    to organize (most have none)."""
+    if not organization.organizes(select):
+        return [], True
+    outputs = Outputs(
+        tuple(Output(item.name, item.expr) for item in listed.items),
+        listed.known,
+        lambda key: qualify(key, scope, alias_first(listed)),
+    )
+    return organization.organize(select, outputs, ctx)
 
 
 def clause_span(ctx: Context, clause: exp.Expression, keyword: TokenType) -> Span | None:
@@ -158,6 +171,7 @@ def select_list(select: exp.Select, relation: Relation, scope: Scope, ctx: Conte
     passthrough: list[str] = []
     known: int | None = None
     generator = None
+    aliases: set[str] = set()  # of the items so far, in lower case
     for written, span in zip(select.expressions, spans):
         if is_star(written):
             expanded, unknown = star(written, relation, scope, span)
@@ -174,14 +188,21 @@ def select_list(select: exp.Select, relation: Relation, scope: Scope, ctx: Conte
             generator = (called, qualify(value, scope), span)
             for name in called.names:
                 column = column_node(name)
-                items.append(Item(name, written, column, column, span, written is not value))
+                items.append(Item(name, written, Expr.of(column), span, written is not value,
+                                  ItemValue(column, column, contents(column))))
+                if written is not value:
+                    aliases.add(name.lower())
             continue
-        if contains_generator(value):
+        held = contents(value)
+        if held.generator:
             raise NotUnderstood("a generator inside an expression")
-        resolved = qualify(value, scope, lateral_alias(items, scope))
+        resolved = qualify(value, scope, lateral_alias(items, aliases, value, scope))
         text = ctx.unit.text[span.start : span.end] if span and not isinstance(written, exp.Alias) else None
-        items.append(Item(output_name(written, text), written, value, resolved, span,
-                          isinstance(written, exp.Alias)))
+        name = output_name(written, text)
+        if isinstance(written, exp.Alias):
+            aliases.add(name.lower())
+        items.append(Item(name, written, Expr.of(resolved), span, isinstance(written, exp.Alias),
+                          ItemValue(value, resolved, held)))
     return SelectList(tuple(items), tuple(passthrough), len(items) if known is None else known,
                       clause.span if clause is not None else None, generator)
 
@@ -215,20 +236,25 @@ def star(
 
 
 def star_item(qualifier: str, column: str, written: exp.Expression, span: Span | None) -> Item:
-    value = column_node(column, qualifier or None)
-    return Item(column, written, value, value, span, False)
+    return Item(column, written, Expr.column(column, qualifier), span, False)
 
 
-def lateral_alias(items: list[Item], scope: Scope) -> Callable[[exp.Column], exp.Expression | None]:
+def lateral_alias(
+    items: list[Item], aliases: set[str], value: exp.Expression, scope: Scope
+) -> Callable[[exp.Column], exp.Expression | None] | None:
     """A name no relation can have, but an earlier select item's alias: that item (Spark's
-    lateral column alias)."""
+    lateral column alias). None when `value` reads none of the earlier items' `aliases`
+    without a qualifier, as most items do: qualifying an item without a `replace` makes no
+    second copy of each column for it to look at."""
+    if not aliases or not any(not c.table and c.name.lower() in aliases for c in columns_of(value)):
+        return None
 
     def replace(column: exp.Column) -> exp.Expression | None:
         if column.table or scope.qualifier(column.name.lower()) is not None:
             return None
         for item in reversed(items):
-            if item.aliased and item.name.lower() == column.name.lower():
-                return item.resolved
+            if item.aliased and item.value is not None and item.name.lower() == column.name.lower():
+                return item.value.resolved
         return None
 
     return replace
@@ -242,7 +268,7 @@ def alias_first(listed: SelectList) -> Callable[[exp.Column], exp.Expression | N
         if column.table or inside_aggregate(column):
             return None
         item = listed.named(column.name)
-        return item.resolved if item is not None and item.aliased else None
+        return item.value.resolved if item is not None and item.aliased and item.value is not None else None
 
     return replace
 
@@ -265,8 +291,8 @@ def written_names(select: exp.Select) -> tuple[tuple[str, ...], bool]:
 
 def project(listed: SelectList, node: Node, scope: Scope, ctx: Context) -> Project:
     subqueries = tuple(
-        sub for item in listed.items if not is_star(item.written)
-        for sub in subquery_nodes(item.value, scope, ctx)
+        sub for item in listed.items if item.value is not None and item.value.contents.queries
+        for sub in subquery_nodes(item.value.node, scope, ctx)
     )
     columns = tuple(
         OutputColumn(item.name, item.expr, item.span, item.aliased, item.written)
@@ -316,14 +342,15 @@ def aggregate(select: exp.Select, listed: SelectList, node: Node, scope: Scope, 
 
 def aggregate_calls_of(select: exp.Select, listed: SelectList) -> Iterator[exp.Expression]:
     """Aggregate calls of the select list, HAVING and ORDER BY, in that order."""
-    return _calls_of(select, listed, aggregate_calls, ("having", "order"))
+    return _calls_of(select, listed, lambda held: held.aggregates, aggregate_calls, ("having", "order"))
 
 
-def _calls_of(select: exp.Select, listed: SelectList, calls, clauses: tuple[str, ...]):
-    """The calls `calls` finds in the select list, then in the named clauses, in order."""
+def _calls_of(select: exp.Select, listed: SelectList, held, calls, clauses: tuple[str, ...]):
+    """The calls of the select list (`held` of their contents), then those `calls` finds in
+    the named clauses, in order."""
     for item in listed.items:
-        if not is_star(item.written):
-            yield from calls(item.value)
+        if item.value is not None:
+            yield from held(item.value.contents)
     for arg in clauses:
         clause = select.args.get(arg)
         if clause is not None:
@@ -358,9 +385,9 @@ def all_keys(listed: SelectList) -> tuple[GroupKey, ...]:
         raise NotUnderstood("GROUP BY ALL over a * of columns not known")
     keys: list[GroupKey] = []
     for item in listed.items:
-        if next(window_calls(item.value), None) is not None:
+        if item.value is not None and item.value.contents.windows:
             raise NotUnderstood("GROUP BY ALL of a window function")  # Spark refuses it
-        if next(aggregate_calls(item.value), None) is not None:
+        if item.value is not None and item.value.contents.aggregates:
             continue
         if item.span is None:
             raise NotUnderstood("GROUP BY ALL over an item not written")
@@ -478,7 +505,7 @@ def unpositioned(node: exp.Expression) -> exp.Expression:
 
 def window_calls_of(select: exp.Select, listed: SelectList) -> Iterator[exp.Window]:
     """Window calls of the select list, QUALIFY and ORDER BY, in that order."""
-    return _calls_of(select, listed, window_calls, ("qualify", "order"))
+    return _calls_of(select, listed, lambda held: held.windows, window_calls, ("qualify", "order"))
 
 
 def window_function(window: exp.Window, scope: Scope, ctx: Context) -> WindowFunction:

@@ -23,18 +23,23 @@ Read = "set[Expr] | None"
 def read_window_functions(root: n.Node) -> set[int]:
     """The ids of the `WindowFunction`s whose value something above reads."""
     found: set[int] = set()
+    nodes = list(n.walk(root))
     # What is read is only ever asked of columns and of window functions, so only those
     # are kept of what an expression reads.
-    kinds = {"Column"} | {
-        kind_of(f.expr) for w in n.walk(root) if isinstance(w, n.Window) for f in w.functions
-    }
-    _visit(root, None, found, kinds)
+    kinds = {"Column"} | {kind_of(f.expr) for w in nodes if isinstance(w, n.Window) for f in w.functions}
+    # Only nodes with a window at or below them are visited: what is read of the others
+    # decides nothing (in a chain of CTEs, most of the plan).
+    windowed: set[int] = set()
+    for node in reversed(nodes):  # children before their parents
+        if isinstance(node, n.Window) or any(id(child) in windowed for child in node.children):
+            windowed.add(id(node))
+    # Without recursion: a plan is as deep as its chain of CTEs.
+    stack: list[tuple[n.Node, set[Expr] | None]] = [(root, None)]
+    while stack:
+        node, read = stack.pop()
+        if id(node) in windowed:
+            stack.extend(_children_read(node, read, found, kinds))
     return found
-
-
-def _visit(node: n.Node, read: set[Expr] | None, found: set[int], kinds: set[str | None]) -> None:
-    for child, child_read in _children_read(node, read, found, kinds):
-        _visit(child, child_read, found, kinds)
 
 
 def _children_read(node: n.Node, read: set[Expr] | None, found: set[int], kinds: set[str | None]):
@@ -91,10 +96,14 @@ def _branch_read(node: n.SetOp, branch: n.Node, read: set[Expr] | None) -> set[E
 
 
 def _parts(exprs, kinds: set[str | None]) -> set[Expr]:
-    """The expressions of `kinds` inside `exprs`: the columns and calls they read."""
+    """The expressions of `kinds` inside `exprs`: the columns and calls they read. A column
+    is its only part: most are columns of a `*`, whose node is not made to be walked."""
     found: set[Expr] = set()
     for expr in exprs:
-        found.update(every_part(expr.node, kinds))
+        if expr.is_column:
+            found.add(expr)
+        else:
+            found.update(every_part(expr.node, kinds))
     return found
 
 

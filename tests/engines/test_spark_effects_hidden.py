@@ -371,6 +371,34 @@ case("date_trunc of a constant timestamp in ORDER BY", f"""
     ORDER BY date_trunc('HOUR', event_ts), event_id
 """, [("SL003", NONE)])
 
+# --- parts Spark plans as empty (a condition that can never hold) -----------------------------
+case("UNION ALL of a branch whose two event types contradict", f"""
+    (SELECT event_id, event_ts FROM {EV} WHERE event_type = 'click' AND event_type = 'view' ORDER BY event_ts)
+    UNION ALL
+    SELECT event_id, event_ts FROM {EV} WHERE event_type = 'buy'
+""", [("SL002", NONE)])
+case("dbt schema template: a CTE of no rows, grouped and ordered", f"""
+    with base as (
+      select user_id, event_type, event_ts from {EV} where 1 = 0 order by event_ts
+    )
+    select user_id, event_type, count(*) as n from base where event_type = 'click'
+    group by user_id, event_type order by user_id, event_type
+""", [("SL002", NONE), ("SL103", NONE), ("SL003", NONE)])
+case("signup dates that contradict under a sorted subquery and a window", f"""
+    SELECT user_id, row_number() OVER (PARTITION BY country ORDER BY signup_date) AS rn
+    FROM (SELECT * FROM {US} WHERE signup_date = DATE '2024-01-05' AND signup_date > '2024-02-01'
+          ORDER BY user_id) u
+""", [("SL201", NONE), ("SL002", NONE)])
+case("LIMIT 0 over a constant group key", f"""
+    SELECT event_type, user_id, count(*) AS n FROM {EV} WHERE event_type = 'click'
+    GROUP BY event_type, user_id LIMIT 0
+""", [("SL103", NONE)])
+case("UNION ALL of a sorted branch and an empty one", f"""
+    SELECT event_id, event_ts FROM (SELECT event_id, event_ts FROM {EV} WHERE event_type = 'click' ORDER BY event_ts) c
+    UNION ALL
+    SELECT event_id, event_ts FROM {EV} WHERE false
+""", [("SL002", None)])  # Spark: the union becomes its sorted input
+
 # --- writes -----------------------------------------------------------------------------------
 case("INSERT OVERWRITE partitioned, no order", f"""
     INSERT OVERWRITE TABLE {DAILY}

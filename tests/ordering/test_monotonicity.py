@@ -419,3 +419,17 @@ def test_the_wrapping_counterexamples():
     assert [wrap(c + c, 32) for c in (0, INT_MAX)] == [0, -2]
     assert [wrap(-c, 32) for c in (-(2**31), 0)] == [-(2**31), 0]  # still ascending...
     assert [wrap(-c, 32) for c in (-(2**31), 5)] == [-(2**31), -5]  # ...but not descending
+
+
+@pytest.mark.parametrize(
+    ("written", "name"),
+    [("decimal(10, 2)", "decimal(10, 2)"), ("struct<A: int>", "struct<a: int>"), ("struct<`A`: int>", "struct<`a`: int>")],
+)
+def test_a_type_is_named_as_spark_prints_it_each_time_it_is_asked(written, name):
+    # Printed once per type and remembered; a struct's field keeps its quotes.
+    from sqlglot import exp
+
+    from sortlint.ordering.monotonicity import type_name
+
+    data_type = exp.DataType.build(written, dialect="spark")
+    assert type_name(data_type) == type_name(data_type.copy()) == name

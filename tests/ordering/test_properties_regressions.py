@@ -210,3 +210,19 @@ def test_an_ordering_stops_after_a_cast_that_merges_values():
     rounded = props.project([(Expr.parse("CAST(a AS DOUBLE)"), col("d")), (col("b"), col("b"))])
     assert rounded.satisfies([key("d")])
     assert not rounded.satisfies([key("d"), key("b")])
+
+
+def test_a_column_nothing_is_known_of_passed_on_twice_makes_equal_outputs():
+    # SELECT b, a AS x, a AS y: x = y on every row, though nothing else is known of a.
+    props = Properties().project([(col("b"), col("b")), (col("a"), col("x")), (col("a"), col("y"))])
+    assert props.normalize_expr(col("y"))[0] == col("x")
+    assert props.classes[0].members == (col("x"), col("y"))
+
+
+def test_an_ordering_over_a_function_of_a_column_follows_the_column_renamed():
+    # ORDER BY date_trunc('HOUR', t), then SELECT id, t AS u: no fact names t itself, yet the
+    # rows are sorted by date_trunc('HOUR', u).
+    props = Properties().with_ordering([key("date_trunc('HOUR', t)")])
+    projected = props.project([(col("id"), col("id")), (col("t"), col("u"))])
+    assert [str(k.expr) for f in projected.orderings for k in f.keys] == ["DATE_TRUNC('HOUR', u)"]
+    assert projected.mentioned_columns() == [col("u")]

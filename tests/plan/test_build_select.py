@@ -206,6 +206,22 @@ def test_a_later_select_item_may_use_an_earlier_alias():
     """)
 
 
+def test_an_earlier_alias_only_where_no_relation_has_the_name_and_after_its_item():
+    assert plan("""
+        SELECT a AS b, s.b, b + 1 AS c, x AS a, a * 2 AS d
+        FROM (SELECT amount AS a, 1 AS b FROM events) s
+    """) == expected(f"""
+        Project [s.a AS b, s.b AS b, s.b + 1 AS c, x AS a, s.a * 2 AS d]
+          Alias s (a, b)
+            Project [events.amount AS a, 1 AS b]
+              {EVENTS}
+    """)
+    assert plan("SELECT amount AS x, x + 1 AS y, upper(host) AS h, concat(h, x) AS z FROM events") == expected(f"""
+        Project [events.amount AS x, events.amount + 1 AS y, UPPER(events.host) AS h, CONCAT(UPPER(events.host), events.amount) AS z]
+          {EVENTS}
+    """)
+
+
 def test_predicate_subqueries_are_subquery_children_of_the_filter():
     assert plan("""
         SELECT host FROM events

@@ -32,6 +32,11 @@ def read(sql: str) -> list[bool]:
         # One of two: only the read one is computed.
         ("SELECT s.a FROM (SELECT rank() OVER (ORDER BY time) AS a, rank() OVER (ORDER BY host) AS b "
          "FROM events) s", [True, False]),
+        # Through a chain of CTEs and a join whose other side has no window.
+        ("WITH w AS (SELECT host, rank() OVER (ORDER BY time) AS r FROM events), a AS (SELECT * FROM w), "
+         "b AS (SELECT r, host FROM a) SELECT b.r FROM b JOIN hosts h ON b.host = h.host", [True]),
+        ("WITH w AS (SELECT host, rank() OVER (ORDER BY time) AS r FROM events), a AS (SELECT * FROM w), "
+         "b AS (SELECT r, host FROM a) SELECT b.host FROM b JOIN hosts h ON b.host = h.host", [False]),
         # Inside a predicate's subquery: not known to be read.
         ("SELECT host FROM events WHERE host IN (SELECT max(host) OVER () FROM hosts)", [False]),
     ],

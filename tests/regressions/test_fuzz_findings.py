@@ -44,18 +44,11 @@ FIXED = [
     "spark-pyspark-removed-sort-uncovers-an-earlier-one",
     # issue 32: a floating-point group key kept a sort aggregate's partial half (seed 5102)
     "spark-dropped-group-key-of-a-bucketed-table-changes-its-aggregate",
+    # issue 32: a sorted branch under a filter Spark folds to false never runs (seed 25146)
+    "spark-contradictory-filter-prunes-a-sorted-branch",
 ]
 # Still failing: the issue whose fix removes each.
-REASONS: dict[str, str] = {
-    # issue 32, fuzz seed 25146: `WHERE a.k = 0.0 AND a.k > 3.0` folds to false once Spark
-    # propagates the constant (ConstantPropagation, then PruneFilters), so the branch is an
-    # empty relation and its ORDER BY never runs; SL002's effect says "saves an exchange and a
-    # sort", Spark measures nothing. Same rows, no plan worse: the effect over-claims. The model
-    # has no notion of a filter that can never hold.
-    "spark-contradictory-filter-prunes-a-sorted-branch": (
-        "issue 32: an effect predicted for a sort beneath a filter Spark folds to false"
-    ),
-}
+REASONS: dict[str, str] = {}
 
 
 def _load(name: str):

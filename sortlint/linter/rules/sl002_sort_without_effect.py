@@ -36,7 +36,9 @@ for at all, and only misleads the reader. Under `target: spark` the message says
 another sort, a join, an order-insensitive aggregate, DISTINCT, INTERSECT / EXCEPT, a
 predicate subquery, a keyed repartition, a bucketed write), "Spark runs this sort: a
 shuffle of every row and a sort" where it does not (under UNION ALL, a window, a round
-robin repartition, an aggregate Spark does not know to ignore order).
+robin repartition, an aggregate Spark does not know to ignore order), and "Spark never runs
+it" where its rows come from a part of the query Spark plans as empty (a condition
+that can never hold: `WHERE k = 0 AND k > 3`, `WHERE 1 = 0`, `LIMIT 0`).
 
 An `ORDER BY k` under a window partitioned by `k` leaves its rows range partitioned by `k`,
 and the window - and an aggregate or join on `k` above it - runs on that partitioning with
@@ -155,7 +157,9 @@ def check(node: n.Sort, context: Context) -> Iterator[Finding]:
     elif node.clause in REMOVABLE:  # CLUSTER BY also distributes rows
         fix = context.fix(f"remove the {node.clause}", lambda: context.fixes.remove_sort(context, node), (), effect)
     fate = context.analysis.sort_fate(node)
-    if fate is not None:
+    if prediction.because is not None:
+        message += f". {prediction.because}"
+    elif fate is not None:
         message += f". {fate.text}"
     yield context.finding(CODE, NAME, node.span, message, (), fix, prediction)
 

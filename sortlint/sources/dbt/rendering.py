@@ -478,36 +478,65 @@ def _templater():
     class DbtJinjaTemplater(JinjaTemplater):
         @large_file_check
         def process(self, *, in_str, fname, config=None, formatter=None):
-            """sqlfluff's `process`, rendering the same slices and text, with the file's
-            template parsed and compiled once: sqlfluff parses it to find its undeclared
-            names, generates its code to find them, then parses and compiles it again to
-            render it (Jinja's code generation was a fifth of a model's cost)."""
+            """sqlfluff's `process`, giving the same text, slices and errors, with less work.
+
+            sqlfluff parses the file to find its undeclared names, generates its code to
+            find them, then parses and compiles it again to render it; its tracer renders a
+            traced copy of the file (literals replaced by markers, `JinjaTracer.trace`),
+            then the file. Here the file is compiled once only, and where it can be, not at
+            all (`_copy_compiled`): the traced copy is rendered twice, the second time in
+            place of the file, and the markers of that output replaced by what they stand
+            for (`_untraced`) are the file's own rendering."""
             if not re.search(r"\{[{%#]", in_str):  # sqlfluff's fast path, as it decides
                 return super().process(in_str=in_str, fname=fname, config=config,
                                        formatter=formatter)
             env, live_context, render_func = self.construct_render_func(fname=fname, config=config)
-            tracker = CompilingTracker(env)
-            try:
-                tree = env.parse(in_str)
-                tracker.visit(tree)
-            except Exception as err:  # as sqlfluff reports it
-                error = SQLTemplaterError("Failed to parse Jinja syntax. Correct the syntax or "
-                                          "select an alternative templater. Error: " + str(err))
-                if isinstance(err, TemplateSyntaxError):
-                    error.line_no = err.lineno
-                raise error from None
+            copied = self._copy_compiled(env, in_str, config, render_func)
+            tree = None
+            if copied is None:
+                tracer = copy = None
+                tracker = CompilingTracker(env)
+                try:
+                    tree = env.parse(in_str)
+                    tracker.visit(tree)
+                except Exception as err:  # as sqlfluff reports it
+                    error = SQLTemplaterError("Failed to parse Jinja syntax. Correct the syntax "
+                                              "or select an alternative templater. Error: "
+                                              + str(err))
+                    if isinstance(err, TemplateSyntaxError):
+                        error.line_no = err.lineno
+                    raise error from None
+            else:
+                tracer, copy, tracker = copied
             undefined = self._init_undefined_tracking(
                 live_context, tracker.undeclared,
                 ignore_templating="templating" in config.get("ignore"))
             code = env._compile(tracker.stream.getvalue(), "<template>")
             template = env.template_class.from_code(env, code, env.make_globals(live_context), None)
+            first: list[str] = []
 
             def rendered(text: str) -> str:
-                return template.render() if text == in_str else render_func(text)
+                """The tracer's renderings, in its order: its traced copy, then the file,
+                each from the state the one before left in the context (a `config(...)`
+                that `config.get` reads)."""
+                if copy is None:
+                    return template.render() if text == in_str else render_func(text)
+                if not first:
+                    first.append(template.render())
+                    return first[0]
+                if _untraced(first[0], tracer) is None:  # as sqlfluff renders the file
+                    return render_func(in_str)
+                own = _untraced(template.render(), tracer)
+                # a NUL the first rendering did not write: the file rendered a third time
+                return own if own is not None else render_func(in_str)
 
             try:
-                analyzer = self._get_jinja_analyzer(in_str, self._get_jinja_env(config))
-                trace = analyzer.analyze(rendered).trace()
+                if tracer is None:
+                    tracer = self._get_jinja_analyzer(in_str, self._get_jinja_env(config)).analyze(
+                        rendered)
+                else:
+                    tracer.render_func = rendered
+                trace = tracer.trace()
             except (TemplateError, TypeError, ValueError) as err:
                 raise SQLTemplaterError(
                     f"Unrecoverable failure in Jinja templating: {err}. Have you correctly "
@@ -517,8 +546,34 @@ def _templater():
             templated = TemplatedFile(source_str=in_str, templated_str=trace.templated_str,
                                       fname=fname, sliced_file=trace.sliced_file,
                                       raw_sliced=trace.raw_sliced)
+            if undefined and tree is None:  # the file's own tree says where the names are
+                tree = env.parse(in_str)
             violations = self._generate_violations_for_undefined_variables(in_str, tree, undefined)
             return templated, violations
+
+        def _copy_compiled(self, env, in_str, config, render_func):
+            """The tracer of the file, its traced copy, and the copy parsed and compiled (a
+            `CompilingTracker` that visited it: the copy holds the file's every expression
+            and tag, so it looks up the same names); None when the copy may not stand for
+            the file, or anything fails on the way (nothing is rendered yet: the file is
+            then compiled, and fails as sqlfluff reports it).
+
+            The copy's rendering, its markers replaced, is the file's when every marker goes
+            straight to the output (`_captures_markers`)."""
+            try:
+                tracer = self._get_jinja_analyzer(in_str, self._get_jinja_env(config)).analyze(
+                    render_func)
+                copy = "".join(tracer.raw_slice_info[s].alternate_code
+                               if tracer.raw_slice_info[s].alternate_code is not None else s.raw
+                               for s in tracer.raw_sliced)  # as `JinjaTracer.trace` writes it
+                tree = env.parse(copy)
+                if _captures_markers(tree):
+                    return None
+                tracker = CompilingTracker(env)
+                tracker.visit(tree)
+            except Exception:  # noqa: BLE001  compiled from the file instead, failing as sqlfluff does
+                return None
+            return tracer, copy, tracker
 
         @staticmethod
         def infer_type(value):
@@ -540,6 +595,64 @@ def _templater():
             return environment
 
     return DbtJinjaTemplater
+
+
+def _captures_markers(tree) -> bool:
+    """Whether the traced copy's tree may make a value of output holding its markers (and
+    pass it through a filter, whose output would differ from the file's): a macro, a
+    `{% call %}` or `{% set %}` block, a `{% filter %}`, a `{% block %}` (which `self` calls),
+    a recursive loop (which `loop(...)` calls), holding marked text; or `{% extends %}`.
+    sqlfluff leaves the text of the first three unmarked, but not after a block nested in
+    them ends."""
+    from jinja2 import nodes
+
+    capturing = (nodes.Macro, nodes.CallBlock, nodes.AssignBlock, nodes.FilterBlock, nodes.Block,
+                 nodes.For)
+    return next(tree.find_all(nodes.Extends), None) is not None or any(
+        "\0" in data.data
+        for node in tree.find_all(capturing)
+        if not isinstance(node, nodes.For) or node.recursive
+        for data in node.find_all(nodes.TemplateData)
+    )
+
+
+# A marker of sqlfluff's traced copy, after the \0 that starts it, as `JinjaTracer.trace`
+# reads it: a slice's id, then `_<length>` for a literal or a block's end.
+_MARKER = re.compile(r"([0-9a-f]+)(_(\d+))?")
+
+
+def _untraced(output: str, tracer) -> str | None:
+    """The file's own rendering, from `output`, a rendering of sqlfluff's traced copy
+    (`DbtJinjaTemplater.process`): each marker replaced by what the file renders there — a literal's
+    text (nothing for whitespace a tag strips, `_0`), an expression's output (which
+    follows its marker and a space), nothing for a block's end; text no marker stands for
+    (`{% raw %}`) stays. None when a marker is not one the copy wrote: its output holds
+    text no marker can be told from."""
+    codes = {info.unique_alternate_id: (piece, info.alternate_code)
+             for piece, info in tracer.raw_slice_info.items()
+             if info.unique_alternate_id is not None}
+    first, *marked = output.split("\0")
+    own = [first]
+    for text in marked:
+        found = _MARKER.match(text)
+        if found is None or found.group(1) not in codes:
+            return None
+        piece, code = codes[found.group(1)]
+        marker = "\0" + found.group(0)
+        if found.group(3) is None:
+            if not (code.startswith(marker + " ") and text[found.end():found.end() + 1] == " "):
+                return None
+            own.append(text[found.end() + 1:])
+            continue
+        length = int(found.group(3))
+        if code == marker and piece.slice_type == "literal" and length in (0, len(piece.raw)):
+            own.append(piece.raw[:length])
+        elif code == piece.raw + marker and length == 0:
+            pass  # a block's end
+        else:
+            return None
+        own.append(text[found.end():])
+    return "".join(own)
 
 
 def _message(error) -> str:

@@ -459,10 +459,30 @@ def test_a_template_that_cannot_be_rendered_or_traced_is_the_files_error(tmp_pat
     "select {{ 1 / 0 }} as x\n",
     "select a from t -- {# a comment #}\n",
     "select a from t\n",  # no template at all
+    # rendered once, from the traced copy: whitespace control, loops, raw text, captured text
+    "select a{# c #} from t{%- if flag -%}  where x  {%- endif %}\n",
+    "select {%- for c in ['a', 'b', 'c'] -%}\n  {{ c }}{%- if c == 'b' %}{% break %}{% endif -%},\n{%- endfor %}\nfrom t",
+    "select {% for i in [] %}{{ i }}{% else %}1{% endfor %} as a {%- if not flag %} from t {% elif flag %} from u {% endif %}\n",
+    "{%- set x = 1 -%}\n{%- do [].append(1) -%}\nselect {{ x }}\n   {#- comment -#}\n   from t   \n",
+    "select 1 {{ '' }}{{ ' ' }}{{ '\n' }}from t{{ \"\" }}",
+    "{% raw %}{{ not jinja }}{% endraw %}select 1\n",
+    "select {{ col ~ '_12' }} _12 {% raw %}0_12{% endraw %} from t\n",  # digits after a marker
+    "{% macro m(x) %}  lit {{ x }} lit2\n{% endmacro %}select {{ m(1) }}, {{ m('y') -}}\n  from t\n",
+    "{% set q %}select 1 as {{ col }}{% endset %}select * from ({{ q }}) s\n",
+    "{% macro w() %}[{{ caller() }}]{% endmacro %}{% call w() %}body {{ 1 }}{% endcall %} from t\n",
+    "{%- if flag -%}{%- endif -%}",
+    "{# only a comment #}",
+    "select {{ '\\0x' }} as a from t\n",  # a NUL no marker wrote
+    # the traced copy would pass its markers through a filter: the file is compiled too
+    "{% filter upper %}select a from t{% endfilter %}\n",
+    "{% macro m() %}{% set x %}a{% endset %}lit {{ x }}{% endmacro %}select '{{ m() | upper }}' as c\n",
+    "select {% for x in [[1, [2]], [3]] recursive %}({{ x[0] }}{{ loop(x[1]) if x[1:] else '' }}){% endfor %}\n",
+    "{% block b %}select {{ col }} from t{% endblock %}\n",
 ])
 def test_the_templater_renders_and_traces_as_sqlfluffs_own_process(template):
-    """sortlint's templater compiles a file once instead of three times; what it returns,
-    or raises, is what sqlfluff's own `process` returns or raises."""
+    """sortlint's templater compiles a file's traced copy only, or else the file once, where
+    sqlfluff compiles three templates; what it returns, or raises, is what sqlfluff's own
+    `process` returns or raises."""
     from sqlfluff.core.templaters import JinjaTemplater
 
     from sortlint.sources.dbt.rendering import _fluff_config, _templater
@@ -479,6 +499,36 @@ def test_the_templater_renders_and_traces_as_sqlfluffs_own_process(template):
     ours = processed(_templater().process)
     assert ours == processed(JinjaTemplater.process)
     assert ours[0] not in ("AttributeError", "TypeError", "NameError")  # not a bug of the test
+
+
+@pytest.mark.parametrize("template, compiled", [
+    ("select {{ col }} from t {% if flag %}order by {{ col }}{% endif %}\n", ["copy"]),
+    ("select {{ nope }} from t\n", ["copy", "file"]),  # where the undefined name is
+    # the file compiled as sqlfluff does, and its copy again to render it
+    ("{% filter upper %}select a from t{% endfilter %}\n", ["copy", "file", "copy"]),
+])
+def test_the_templater_compiles_only_the_traced_copy_where_it_renders_as_the_file(
+    monkeypatch, template, compiled
+):
+    """The file's rendering is the traced copy's with its markers replaced, so only the copy
+    is parsed and compiled; the file too where the copy's rendering could pass markers
+    through a filter, or to find where an undefined name is (the rendering is sqlfluff's:
+    `test_the_templater_renders_and_traces_as_sqlfluffs_own_process`)."""
+    from jinja2 import Environment
+
+    from sortlint.sources.dbt.rendering import _fluff_config, _templater
+
+    parsed = []
+    parse = Environment._parse
+
+    def counted(self, source, name, filename):
+        parsed.append("file" if source == template else "copy" if "\0" in source else source)
+        return parse(self, source, name, filename)
+
+    monkeypatch.setattr(Environment, "_parse", counted)
+    _templater()(override_context={"col": "a", "flag": True}).process(
+        in_str=template, fname="q.sql", config=_fluff_config())
+    assert parsed == compiled
 
 
 @pytest.mark.parametrize("template", [
