@@ -152,7 +152,7 @@ def condition(conjuncts: tuple[Expr, ...], props: Properties | None, analysis: A
 
 def _may_fold(conjuncts: list[exp.Expression]) -> bool:
     """A cheap look at the condition, before its types are read: whether it may fold at all -
-    a literal TRUE, FALSE or NULL, a comparison of no column, a column made constant by an
+    a literal TRUE, FALSE or NULL, a condition or comparison of no column, a column made constant by an
     equality and read again, or a column compared with a literal its type may not hold (a
     decimal, a float, a cast, a number beyond a small integer's range: `i = 0.5`)."""
     constant = {
@@ -164,6 +164,11 @@ def _may_fold(conjuncts: list[exp.Expression]) -> bool:
     for conjunct in conjuncts:
         for node in conjunct.walk():
             if isinstance(node, (exp.Boolean, exp.Null)):
+                return True
+            # a condition of no column (`array_contains(array(1), 2)`): folded to a value
+            if node is conjunct and not _on_rows(conjunct):
+                return True
+            if isinstance(node, (exp.And, exp.Or, exp.Not)) and not all(map(_on_rows, node.iter_expressions())):
                 return True
             if isinstance(node, exp.Column) and (node.table, node.name) in constant:
                 if (node.table, node.name) in read:

@@ -85,6 +85,8 @@ CONDITIONS = [
     ("b = 7 AND b = CAST(7.0 AS DOUBLE)", False),
     ("s = 'x' AND s = s", False),
     ("upper('a') = 'B'", None),  # Spark: empty
+    ("array_contains(array(1), 2)", None),  # Spark: empty
+    ("x > 1 OR array_contains(array(1), 2)", None),  # Spark: kept (x > 1 OR false)
 ]
 
 # the whole query: is Spark's plan of it empty (None: sortlint does not say; Spark reshapes the
@@ -158,6 +160,7 @@ def test_spark_folds_the_filters_as_said(spark, table):  # noqa: F811
         "i = 0.5": True, "dc = 1.555 AND dc > 0": True, "i = 1 AND abs(i) > 3": True,
         "s = 'a' AND upper(s) = 'B'": True, "i = 1 AND coalesce(i > 3, false)": True,
         "NOT (i = 1 AND i > 3)": False, "f = 0.5 AND f > 1": True, "upper('a') = 'B'": True,
+        "array_contains(array(1), 2)": True, "x > 1 OR array_contains(array(1), 2)": False,
     }
 
 
